@@ -1,0 +1,80 @@
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#endif
+
+/// An open, regular, readable file: the only kind of input the codec reads.
+///
+/// Opening never blocks (a FIFO opened with `O_NONBLOCK` is refused by the
+/// `fstat` check), follows links to regular files, and reports FIFOs,
+/// devices, sockets and folders with a reason. Paths are raw bytes, so names
+/// that are not valid UTF-8 still open. The descriptor closes on deinit.
+public final class InputFile {
+    public let descriptor: Int32
+    /// The size in bytes at the time of opening.
+    public let size: Int
+
+    /// Opens the file whose path is the given bytes (no terminating NUL).
+    public init(pathBytes: [UInt8]) throws(PNGError) {
+        guard !pathBytes.contains(0) else { throw PNGError(.io, "path contains a NUL byte") }
+        let fd = (pathBytes + [0]).withUnsafeBufferPointer { buffer in
+            buffer.withMemoryRebound(to: CChar.self) { open($0.baseAddress!, O_RDONLY | O_NONBLOCK | O_CLOEXEC) }
+        }
+        guard fd >= 0 else { throw PNGError(.io, Self.describe(errno: errno)) }
+        var status = stat()
+        guard fstat(fd, &status) == 0 else {
+            let reason = Self.describe(errno: errno)
+            close(fd)
+            throw PNGError(.io, reason)
+        }
+        let kind = status.st_mode & S_IFMT
+        guard kind == S_IFREG else {
+            close(fd)
+            throw PNGError(.io, Self.describe(fileKind: kind))
+        }
+        descriptor = fd
+        size = Int(status.st_size)
+    }
+
+    public convenience init(path: String) throws(PNGError) {
+        try self.init(pathBytes: Array(path.utf8))
+    }
+
+    deinit { close(descriptor) }
+
+    /// Reads up to `buffer.count` bytes from the start of the file; returns how many were read.
+    public func readPrefix(into buffer: inout [UInt8]) throws(PNGError) -> Int {
+        var total = 0
+        while total < buffer.count {
+            let got = buffer.withUnsafeMutableBytes { raw in
+                pread(descriptor, raw.baseAddress! + total, raw.count - total, off_t(total))
+            }
+            if got < 0 {
+                if errno == EINTR { continue }
+                throw PNGError(.io, Self.describe(errno: errno))
+            }
+            if got == 0 { break }
+            total += got
+        }
+        return total
+    }
+
+    static func describe(errno code: Int32) -> String {
+        switch code {
+        case ENOENT: "no such file"
+        case EACCES, EPERM: "permission denied"
+        case ELOOP: "too many levels of symbolic links"
+        case EISDIR: "is a folder"
+        default: String(cString: strerror(code))
+        }
+    }
+
+    static func describe(fileKind: mode_t) -> String {
+        switch fileKind {
+        case S_IFDIR: "is a folder, not a file"
+        case S_IFIFO: "is a FIFO, not a regular file"
+        case S_IFCHR, S_IFBLK: "is a device, not a regular file"
+        case S_IFSOCK: "is a socket, not a regular file"
+        default: "is not a regular file"
+        }
+    }
+}

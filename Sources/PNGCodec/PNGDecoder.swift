@@ -1,0 +1,202 @@
+import CPNGBridge
+
+/// Limits applied to untrusted PNG files before anything is allocated for them.
+public struct PNGLimits: Sendable, Hashable {
+    /// The most pixels (width × height) an image may have. The default,
+    /// 178,956,970, keeps one RGBA8 image under 2^31 bytes.
+    public var maxPixels: Int
+    /// The most bytes libpng may allocate for any one ancillary chunk.
+    public var maxChunkBytes: Int
+
+    public static let defaultMaxPixels = 178_956_970
+
+    public init(maxPixels: Int = PNGLimits.defaultMaxPixels, maxChunkBytes: Int = 4 << 20) {
+        self.maxPixels = maxPixels
+        self.maxChunkBytes = maxChunkBytes
+    }
+}
+
+/// A whole image decoded to 8-bit straight-alpha RGBA, row-major.
+public struct DecodedImage: Sendable, Equatable {
+    public let width: Int
+    public let height: Int
+    public let pixels: [UInt8]
+}
+
+/// A row-streaming decoder from any PNG to 8-bit straight-alpha RGBA.
+///
+/// Palette and tRNS are expanded, low bit depths scaled up, 16-bit samples
+/// scaled down with rounding, grey replicated. gAMA, cHRM, sRGB and iCCP are
+/// not applied, and every ancillary chunk but tRNS is skipped unread.
+/// Non-interlaced images are delivered one row at a time without ever holding
+/// the whole image; Adam7 images are buffered whole (within the pixel limit).
+/// The size limit is checked from IHDR before any pixel memory is allocated.
+public final class PNGDecoder {
+    /// The header as libpng read it.
+    public let header: PNGHeader
+    /// A problem found after every row was delivered (for example a missing
+    /// IEND): the picture is complete, but the file is not.
+    public private(set) var trailingProblem: PNGError?
+
+    private let bridge: OpaquePointer
+    private let source: Any
+    private var consumed = false
+
+    /// Decodes the regular file at `path`.
+    public convenience init(contentsOfFile path: String, limits: PNGLimits = .init()) throws(PNGError) {
+        try self.init(file: InputFile(path: path), limits: limits)
+    }
+
+    /// Decodes an already opened file (see `InputFile`).
+    public convenience init(file: InputFile, limits: PNGLimits = .init()) throws(PNGError) {
+        guard let bridge = mpng_decoder_create_fd(file.descriptor) else {
+            throw PNGError(.io, "out of memory")
+        }
+        try self.init(bridge: bridge, keeping: file, limits: limits)
+    }
+
+    /// Decodes a PNG held in memory.
+    public convenience init(bytes: [UInt8], limits: PNGLimits = .init()) throws(PNGError) {
+        let storage = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: max(bytes.count, 1))
+        _ = storage.initialize(from: bytes)
+        guard let bridge = mpng_decoder_create_memory(storage.baseAddress, bytes.count) else {
+            storage.deallocate()
+            throw PNGError(.io, "out of memory")
+        }
+        try self.init(bridge: bridge, keeping: OwnedBytes(storage), limits: limits)
+    }
+
+    private init(bridge: OpaquePointer, keeping source: Any, limits: PNGLimits) throws(PNGError) {
+        self.bridge = bridge
+        self.source = source
+        var info = mpng_image_info()
+        let status = mpng_decoder_start(bridge, UInt64(max(limits.maxPixels, 0)), max(limits.maxChunkBytes, 0), &info)
+        if status != MPNG_OK {
+            let error = Self.error(status, bridge)
+            mpng_decoder_destroy(bridge)
+            throw error
+        }
+        guard let colorType = PNGColorType(rawValue: UInt8(truncatingIfNeeded: info.color_type)) else {
+            mpng_decoder_destroy(bridge)
+            throw PNGError(.malformed, "invalid colour type \(info.color_type)")
+        }
+        header = PNGHeader(width: Int(info.width), height: Int(info.height), bitDepth: Int(info.bit_depth),
+                           colorType: colorType, isInterlaced: info.interlaced != 0)
+    }
+
+    deinit { mpng_decoder_destroy(bridge) }
+
+    /// Delivers every row, top to bottom, as RGBA8 (`width * 4` bytes). The
+    /// buffer is reused between calls. Throws `PNGError` for a bad file, or
+    /// whatever `body` throws. A decoder reads its rows once.
+    public func readRows(_ body: (_ y: Int, _ row: UnsafeBufferPointer<UInt8>) throws -> Void) throws {
+        guard !consumed else { throw PNGError(.unsupported, "rows were already read") }
+        consumed = true
+        let rowBytes = header.width * 4
+        if header.isInterlaced {
+            let image = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: rowBytes * header.height)
+            defer { image.deallocate() }
+            var rows = (0..<header.height).map { Optional(image.baseAddress! + $0 * rowBytes) }
+            try check(mpng_decoder_read_image(bridge, &rows))
+            for y in 0..<header.height {
+                try body(y, UnsafeBufferPointer(rebasing: image[y * rowBytes ..< (y + 1) * rowBytes]))
+            }
+        } else {
+            let row = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: rowBytes)
+            defer { row.deallocate() }
+            for y in 0..<header.height {
+                try check(mpng_decoder_read_row(bridge, row.baseAddress))
+                try body(y, UnsafeBufferPointer(row))
+            }
+        }
+        let status = mpng_decoder_finish(bridge)
+        if status != MPNG_OK { trailingProblem = Self.error(status, bridge) }
+    }
+
+    /// Decodes a whole in-memory PNG.
+    public static func decodeRGBA(bytes: [UInt8], limits: PNGLimits = .init()) throws -> DecodedImage {
+        try PNGDecoder(bytes: bytes, limits: limits).decodeAll()
+    }
+
+    /// Decodes a whole PNG file.
+    public static func decodeRGBA(contentsOfFile path: String, limits: PNGLimits = .init()) throws -> DecodedImage {
+        try PNGDecoder(contentsOfFile: path, limits: limits).decodeAll()
+    }
+
+    private func decodeAll() throws -> DecodedImage {
+        var pixels = [UInt8]()
+        pixels.reserveCapacity(header.width * header.height * 4)
+        try readRows { _, row in pixels.append(contentsOf: row) }
+        return DecodedImage(width: header.width, height: header.height, pixels: pixels)
+    }
+
+    private func check(_ status: mpng_status) throws(PNGError) {
+        if status != MPNG_OK { throw Self.error(status, bridge) }
+    }
+
+    private static func error(_ status: mpng_status, _ bridge: OpaquePointer) -> PNGError {
+        let message = String(cString: mpng_decoder_message(bridge))
+        return switch status {
+        case MPNG_LIMIT: PNGError(.limitExceeded, LibPNGMessage.humanReason(message))
+        case MPNG_IO: PNGError(.io, message)
+        case MPNG_NO_MEMORY: PNGError(.limitExceeded, "out of memory")
+        case MPNG_USAGE: PNGError(.unsupported, message)
+        default: PNGError(.malformed, LibPNGMessage.humanReason(message))
+        }
+    }
+}
+
+extension PNGHeader {
+    init(width: Int, height: Int, bitDepth: Int, colorType: PNGColorType, isInterlaced: Bool) {
+        self.width = width
+        self.height = height
+        self.bitDepth = bitDepth
+        self.colorType = colorType
+        self.isInterlaced = isInterlaced
+    }
+}
+
+/// Memory a decoder reads from, freed with the decoder.
+private final class OwnedBytes {
+    let buffer: UnsafeMutableBufferPointer<UInt8>
+    init(_ buffer: UnsafeMutableBufferPointer<UInt8>) { self.buffer = buffer }
+    deinit { buffer.deallocate() }
+}
+
+/// Turns libpng's terse messages into the short reasons users see.
+enum LibPNGMessage {
+    static func humanReason(_ message: String) -> String {
+        let known: [(fragment: String, reason: String)] = [
+            ("Not a PNG file", "not a PNG file"),
+            ("PNG file corrupted by ASCII conversion", "not a PNG file (corrupted by text-mode transfer)"),
+            ("CRC error", "bad CRC in \(chunkName(message) ?? "a") chunk"),
+            ("bad adaptive filter value", "bad filter type in image data"),
+            ("Not enough image data", "truncated image data"),
+            ("Missing IHDR", "missing IHDR chunk"),
+            ("Invalid IHDR data", "invalid IHDR chunk (size, bit depth or colour type)"),
+            ("IEND: out of place", "missing image data (no IDAT chunk)"),
+            ("Missing PLTE", "missing palette"),
+            ("out of place", "\(chunkName(message) ?? "a") chunk out of place"),
+            ("duplicate", "duplicate \(chunkName(message) ?? "") chunk"),
+            ("exceeds user limit", "image is larger than the pixel limit"),
+        ]
+        for entry in known where message.contains(entry.fragment) { return entry.reason }
+        if message.hasPrefix("IDAT:") || message.hasPrefix("IDAT ") {
+            return "corrupt image data (\(message.dropFirst(5).trimmingSpaces))"
+        }
+        return message
+    }
+
+    /// The chunk name libpng puts before a colon, as in "IHDR: CRC error".
+    private static func chunkName(_ message: String) -> String? {
+        guard let colon = message.firstIndex(of: ":") else { return nil }
+        let name = message[..<colon]
+        return name.count == 4 && name.allSatisfy(\.isLetter) ? String(name) : nil
+    }
+}
+
+extension Substring {
+    var trimmingSpaces: Substring {
+        drop(while: { $0 == " " })
+    }
+}

@@ -1,0 +1,99 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The colour type byte of a PNG's IHDR chunk.
+public enum PNGColorType: UInt8, Sendable, Hashable, CaseIterable {
+    case grey = 0, rgb = 2, palette = 3, greyAlpha = 4, rgba = 6
+}
+
+/// A PNG's size and format, read from the signature and IHDR chunk alone
+/// (the first 33 bytes), with the IHDR CRC checked. No decoder is started,
+/// so reading thousands of headers costs microseconds each.
+public struct PNGHeader: Sendable, Hashable {
+    public let width: Int
+    public let height: Int
+    public let bitDepth: Int
+    public let colorType: PNGColorType
+    public let isInterlaced: Bool
+
+    /// The number of bytes a header occupies at the start of every PNG.
+    public static let byteCount = 33
+
+    static let signature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
+
+    /// Parses the first 33 bytes of a file (more bytes are ignored).
+    public init(parsing bytes: [UInt8]) throws(PNGError) {
+        guard bytes.count >= 8, Array(bytes[0..<8]) == Self.signature else {
+            if bytes.isEmpty { throw PNGError(.malformed, "empty file") }
+            if bytes.count < 8, Self.signature.starts(with: bytes) {
+                throw PNGError(.malformed, "truncated file")
+            }
+            throw PNGError(.malformed, "not a PNG file")
+        }
+        guard bytes.count >= Self.byteCount else { throw PNGError(.malformed, "truncated file") }
+        func u32(_ at: Int) -> UInt32 {
+            UInt32(bytes[at]) << 24 | UInt32(bytes[at + 1]) << 16 | UInt32(bytes[at + 2]) << 8 | UInt32(bytes[at + 3])
+        }
+        guard u32(8) == 13, Array(bytes[12..<16]) == Array("IHDR".utf8) else {
+            throw PNGError(.malformed, "first chunk is not IHDR")
+        }
+        guard CRC32.checksum(bytes[12..<29]) == u32(29) else {
+            throw PNGError(.malformed, "bad CRC in IHDR chunk")
+        }
+        let width = u32(16), height = u32(20)
+        guard width > 0, height > 0 else {
+            throw PNGError(.malformed, "image has zero width or height (\(width)×\(height))")
+        }
+        guard width <= 0x7FFF_FFFF, height <= 0x7FFF_FFFF else {
+            throw PNGError(.malformed, "image size \(width)×\(height) exceeds the PNG maximum of 2^31-1")
+        }
+        guard let colorType = PNGColorType(rawValue: bytes[25]) else {
+            throw PNGError(.malformed, "invalid colour type \(bytes[25])")
+        }
+        let bitDepth = Int(bytes[24])
+        let allowedDepths: [Int] = switch colorType {
+        case .grey: [1, 2, 4, 8, 16]
+        case .palette: [1, 2, 4, 8]
+        case .rgb, .greyAlpha, .rgba: [8, 16]
+        }
+        guard allowedDepths.contains(bitDepth) else {
+            throw PNGError(.malformed, "invalid bit depth \(bitDepth) for colour type \(colorType.rawValue)")
+        }
+        guard bytes[26] == 0, bytes[27] == 0, bytes[28] <= 1 else {
+            throw PNGError(.malformed, "invalid compression, filter or interlace method in IHDR")
+        }
+        self.width = Int(width)
+        self.height = Int(height)
+        self.bitDepth = bitDepth
+        self.colorType = colorType
+        self.isInterlaced = bytes[28] == 1
+    }
+
+    /// Reads and parses the first 33 bytes of the file at `path`.
+    /// Only regular files are read (see `InputFile.open`).
+    public init(contentsOfFile path: String) throws(PNGError) {
+        let file = try InputFile(path: path)
+        var bytes = [UInt8](repeating: 0, count: Self.byteCount)
+        let count = try file.readPrefix(into: &bytes)
+        try self.init(parsing: Array(bytes[0..<count]))
+    }
+
+    /// Width × height, as the pixel limit counts it.
+    public var pixelCount: Int { width * height }
+}
+
+/// CRC-32 (ISO 3309, as PNG chunks use it), table driven.
+enum CRC32 {
+    private static let table: [UInt32] = (0..<256).map { n in
+        var c = UInt32(n)
+        for _ in 0..<8 { c = c & 1 == 1 ? 0xEDB8_8320 ^ (c >> 1) : c >> 1 }
+        return c
+    }
+
+    static func checksum(_ bytes: some Sequence<UInt8>) -> UInt32 {
+        var crc: UInt32 = 0xFFFF_FFFF
+        for byte in bytes { crc = table[Int((crc ^ UInt32(byte)) & 0xFF)] ^ (crc >> 8) }
+        return crc ^ 0xFFFF_FFFF
+    }
+}
