@@ -1,0 +1,98 @@
+import MasonryLayout
+import MasonrySheet
+import PNGCodec
+import Raster
+
+/// A usage problem: printed as `Error: …` with the usage line, exit status 64.
+struct UsageError: Error, Equatable, CustomStringConvertible {
+    let message: String
+    init(_ message: String) { self.message = message }
+    var description: String { message }
+}
+
+/// What the command line asked for.
+enum CommandAction: Equatable {
+    case help
+    case version
+    case render(ParsedArguments)
+}
+
+/// The parsed options, before they are turned into `SheetOptions`.
+struct ParsedArguments: Equatable {
+    var inputs: [RawPath] = []
+    var values: [OptionSpec.Key: String] = [:]
+    var flags: Set<OptionSpec.Key> = []
+    /// Output and manifest paths as raw bytes (they may not be UTF-8).
+    var paths: [OptionSpec.Key: RawPath] = [:]
+}
+
+/// Splits raw argument bytes into options and inputs, by `optionTable`.
+/// Accepts `--name value`, `--name=value`, `-x value`, `-xvalue`, and `--`
+/// before inputs that begin with a dash. Option names are ASCII; input paths
+/// stay raw bytes.
+enum ArgumentParser {
+    static func parse(_ arguments: [[UInt8]]) throws(UsageError) -> CommandAction {
+        var parsed = ParsedArguments()
+        var index = 0
+        var onlyInputs = false
+        while index < arguments.count {
+            let argument = arguments[index]
+            index += 1
+            if onlyInputs || argument.first != UInt8(ascii: "-") || argument == [UInt8(ascii: "-")] {
+                parsed.inputs.append(RawPath(bytes: argument))
+                continue
+            }
+            if argument == [0x2D, 0x2D] { onlyInputs = true; continue }
+            let (spec, inlineValue) = try lookUp(argument)
+            if spec.key == .help { return .help }
+            if spec.key == .version { return .version }
+            guard spec.value != nil else {
+                if inlineValue != nil { throw UsageError("The option '--\(spec.long)' does not take a value") }
+                parsed.flags.insert(spec.key)
+                continue
+            }
+            let value: [UInt8]
+            if let inlineValue {
+                value = inlineValue
+            } else if index < arguments.count {
+                value = arguments[index]
+                index += 1
+            } else {
+                throw UsageError("Missing value for '\(displayName(of: spec))'")
+            }
+            parsed.values[spec.key] = String(decoding: value, as: UTF8.self)
+            parsed.paths[spec.key] = RawPath(bytes: value)
+        }
+        if parsed.flags.isSuperset(of: [.progress, .noProgress]) {
+            throw UsageError("'--progress' and '--no-progress' cannot be used together")
+        }
+        guard !parsed.inputs.isEmpty else { throw UsageError("Missing expected argument '<input> ...'") }
+        return .render(parsed)
+    }
+
+    /// The option an argument names, and the value written into the same argument.
+    private static func lookUp(_ argument: [UInt8]) throws(UsageError) -> (OptionSpec, [UInt8]?) {
+        let text = RawPath(bytes: argument).displayName
+        if argument.starts(with: [0x2D, 0x2D]) {
+            let body = argument.dropFirst(2)
+            let equals = body.firstIndex(of: UInt8(ascii: "="))
+            let name = String(decoding: body[..<(equals ?? body.endIndex)], as: UTF8.self)
+            guard let spec = optionTable.first(where: { $0.long == name }) else {
+                throw UsageError("Unknown option '\(text)'")
+            }
+            return (spec, equals.map { Array(body[($0 + 1)...]) })
+        }
+        guard let spec = optionTable.first(where: { $0.short.map { Array($0.utf8) } == [argument[1]] }) else {
+            throw UsageError("Unknown option '\(text)'")
+        }
+        let rest = Array(argument.dropFirst(2))
+        guard rest.isEmpty || spec.value != nil else {
+            throw UsageError("Unknown option '\(text)' (short flags cannot be combined)")
+        }
+        return (spec, rest.isEmpty ? nil : rest)
+    }
+
+    static func displayName(of spec: OptionSpec) -> String {
+        "--\(spec.long)" + (spec.value.map { " <\($0)>" } ?? "")
+    }
+}

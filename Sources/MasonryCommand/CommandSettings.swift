@@ -1,0 +1,122 @@
+import Foundation
+import MasonryLayout
+import MasonrySheet
+import PNGCodec
+import Raster
+
+/// How the command should talk while it renders.
+struct OutputSettings: Equatable {
+    var quiet = false
+    /// nil: a bar when stderr is a terminal.
+    var progress: Bool?
+    var strict = false
+}
+
+/// Turns parsed arguments into a validated `SheetRequest`, or a usage error
+/// that names the option, the value and what is wrong with it.
+enum CommandSettings {
+    static func make(from parsed: ParsedArguments) throws(UsageError) -> (SheetRequest, OutputSettings) {
+        let values = parsed.values
+        func number(_ key: OptionSpec.Key, in range: ClosedRange<Int>) throws(UsageError) -> Int? {
+            guard let text = values[key] else { return nil }
+            return try parseNumber(text, option: key, in: range)
+        }
+        let gap = try number(.gap, in: 0...LayoutLimits.maxLength)
+        let insets = try values[.margin].map { (text) throws(UsageError) in try parseMargin(text) } ?? LayoutInsets(all: 8)
+        let order: PlacementOrder = try values[.order].map { (text) throws(UsageError) in
+            guard let order = PlacementOrder(rawValue: text) else {
+                throw invalid(.order, text, "expected shortest, left-to-right or right-to-left")
+            }
+            return order
+        } ?? .shortest
+        let layout: LayoutConfiguration
+        do {
+            layout = try LayoutConfiguration(
+                width: number(.width, in: 1...LayoutLimits.maxLength),
+                columns: number(.columns, in: 1...LayoutLimits.maxLength),
+                columnWidth: number(.columnWidth, in: 1...LayoutLimits.maxLength),
+                columnGap: number(.columnGap, in: 0...LayoutLimits.maxLength) ?? gap ?? 8,
+                rowGap: number(.rowGap, in: 0...LayoutLimits.maxLength) ?? gap ?? 8,
+                insets: insets, order: order,
+                tolerance: number(.tolerance, in: 0...LayoutLimits.maxLength) ?? 0,
+                maxTileAspect: number(.maxTileAspect, in: 1...LayoutLimits.maxLength) ?? 4)
+        } catch let error as UsageError {
+            throw error
+        } catch {
+            throw UsageError("Invalid layout: \(error)")
+        }
+
+        var options = SheetOptions(layout: layout)
+        if let text = values[.background] {
+            do { options.background = try RGBA8Color(parsing: text) } catch {
+                throw UsageError("Invalid value '\(text)' for '--background <color>': \(error)")
+            }
+        }
+        if let text = values[.sort] {
+            guard let order = InputOrder(rawValue: text) else {
+                throw invalid(.sort, text, "expected natural, name, mtime, size or none")
+            }
+            options.order = order
+        }
+        options.reverse = parsed.flags.contains(.reverse)
+        options.recursive = parsed.flags.contains(.recursive)
+        options.jobs = try number(.jobs, in: 1...1024) ?? ProcessInfo.processInfo.activeProcessorCount
+        options.maxPixels = try number(.maxPixels, in: 1...(Int(Int32.max) * Int(Int32.max))) ?? PNGLimits.defaultMaxPixels
+        if let text = values[.compression] { options.compression = try parseCompression(text) }
+
+        let request = SheetRequest(inputs: parsed.inputs, output: parsed.paths[.output] ?? RawPath("sheet.png"),
+                                   manifest: parsed.paths[.manifest], options: options)
+        var output = OutputSettings()
+        output.quiet = parsed.flags.contains(.quiet)
+        output.strict = parsed.flags.contains(.strict)
+        if parsed.flags.contains(.progress) { output.progress = true }
+        if parsed.flags.contains(.noProgress) { output.progress = false }
+        return (request, output)
+    }
+
+    /// A whole decimal number within `range` (no sign for non-negative ranges, no spaces).
+    static func parseNumber(_ text: String, option: OptionSpec.Key, in range: ClosedRange<Int>) throws(UsageError) -> Int {
+        guard !text.isEmpty, text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else {
+            throw invalid(option, text, "expected a whole number from \(range.lowerBound) to \(range.upperBound)")
+        }
+        guard let value = Int(text), range.contains(value) else {
+            throw invalid(option, text, "must be from \(range.lowerBound) to \(range.upperBound)")
+        }
+        return value
+    }
+
+    /// One to four comma-separated numbers, as CSS margins: all; vertical,horizontal;
+    /// top,horizontal,bottom; top,right,bottom,left.
+    static func parseMargin(_ text: String) throws(UsageError) -> LayoutInsets {
+        let parts = text.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+        guard (1...4).contains(parts.count) else {
+            throw invalid(.margin, text, "expected one to four numbers separated by commas")
+        }
+        var numbers: [Int] = []
+        for part in parts { numbers.append(try parseNumber(part, option: .margin, in: 0...LayoutLimits.maxLength)) }
+        return switch numbers.count {
+        case 1: LayoutInsets(all: numbers[0])
+        case 2: LayoutInsets(top: numbers[0], right: numbers[1], bottom: numbers[0], left: numbers[1])
+        case 3: LayoutInsets(top: numbers[0], right: numbers[1], bottom: numbers[2], left: numbers[1])
+        default: LayoutInsets(top: numbers[0], right: numbers[1], bottom: numbers[2], left: numbers[3])
+        }
+    }
+
+    static func parseCompression(_ text: String) throws(UsageError) -> PNGEncodingSettings {
+        switch text {
+        case "fast": return .fast
+        case "default": return .default
+        case "small": return .small
+        default:
+            guard text.count == 1, let level = Int(text), (0...9).contains(level) else {
+                throw invalid(.compression, text, "expected fast, default, small or a level 0-9")
+            }
+            return PNGEncodingSettings(level: level, strategy: .default, filter: .up)
+        }
+    }
+
+    private static func invalid(_ key: OptionSpec.Key, _ text: String, _ why: String) -> UsageError {
+        let spec = optionTable.first { $0.key == key }!
+        return UsageError("Invalid value '\(text)' for '\(ArgumentParser.displayName(of: spec))': \(why)")
+    }
+}

@@ -1,0 +1,139 @@
+import Foundation
+import MasonrySheet
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#endif
+
+/// The `masonry` command: parses arguments, runs the sheet pipeline, prints
+/// one line per skipped input and one summary line, and returns the exit
+/// status of SPEC §3 (0 written, 1 nothing written, 2 strict and skipped,
+/// 64 usage error).
+public enum MasonryCommand {
+    public static let version = "0.1.0"
+
+    /// Runs the command with the given arguments (without the program name),
+    /// as raw bytes so paths that are not UTF-8 survive.
+    public static func run(arguments: [[UInt8]], output: Terminal = .standard) -> Int32 {
+        let action: CommandAction
+        let request: SheetRequest
+        let settings: OutputSettings
+        do {
+            action = try ArgumentParser.parse(arguments)
+            guard case .render(let parsed) = action else {
+                output.standardOutput(action == .help ? HelpText.full : "masonry \(version)\n")
+                return 0
+            }
+            (request, settings) = try CommandSettings.make(from: parsed)
+        } catch {
+            output.standardError("Error: \(error.message)\nUsage: \(HelpText.usage)\n  See 'masonry --help' for more information.\n")
+            return 64
+        }
+
+        let started = DispatchTime.now()
+        let showProgress = !settings.quiet && (settings.progress ?? output.errorIsTerminal)
+        let progress = ProgressBar(output: output, enabled: showProgress)
+        let events: @Sendable (SheetEvent) -> Void = { event in
+            switch event {
+            case .skipped(let skip):
+                if !settings.quiet { progress.printLine("masonry: skipped \(skip.path.displayName): \(skip.reason)") }
+            case .warning(let warning):
+                if !settings.quiet { progress.printLine("masonry: warning: \(warning.path.displayName): \(warning.reason)") }
+            case .started(let total): progress.start(total: total)
+            case .progress(let done, let total): progress.update(done: done, total: total)
+            }
+        }
+        do {
+            let report = try SheetPipeline.run(request, events: events)
+            progress.finish()
+            if !settings.quiet {
+                let seconds = Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e9
+                let images = report.rendered == 1 ? "1 image" : "\(report.rendered) images"
+                output.standardError("masonry: wrote \(request.output.displayName) (\(report.width)×\(report.height)): "
+                    + "\(images), \(report.skipped.count) skipped, \(String(format: "%.2f", seconds)) s\n")
+            }
+            return settings.strict && !report.skipped.isEmpty ? 2 : 0
+        } catch {
+            progress.finish()
+            output.standardError("masonry: error: \(error.message)\n")
+            return 1
+        }
+    }
+}
+
+/// Where the command writes: the process's stdout and stderr, or a capture in tests.
+public struct Terminal: Sendable {
+    public let standardOutput: @Sendable (String) -> Void
+    public let standardError: @Sendable (String) -> Void
+    public let errorIsTerminal: Bool
+
+    public init(standardOutput: @escaping @Sendable (String) -> Void, standardError: @escaping @Sendable (String) -> Void,
+                errorIsTerminal: Bool) {
+        self.standardOutput = standardOutput
+        self.standardError = standardError
+        self.errorIsTerminal = errorIsTerminal
+    }
+
+    public static let standard = Terminal(
+        standardOutput: { text in FileHandle.standardOutput.write(Data(text.utf8)) },
+        standardError: { text in FileHandle.standardError.write(Data(text.utf8)) },
+        errorIsTerminal: isatty(2) == 1)
+}
+
+/// A one-line progress bar on stderr: images done/total, rate, time left.
+/// Redrawn at most ten times a second; other lines are printed above it.
+final class ProgressBar: @unchecked Sendable {
+    // @unchecked Sendable: all state is touched only while holding `lock`.
+    private let lock = NSLock()
+    private let output: Terminal
+    private let enabled: Bool
+    private var start = DispatchTime.now()
+    private var lastDraw: UInt64 = 0
+    private var visible = false
+
+    init(output: Terminal, enabled: Bool) {
+        self.output = output
+        self.enabled = enabled
+    }
+
+    func start(total: Int) {
+        lock.withLock { start = DispatchTime.now() }
+        update(done: 0, total: total)
+    }
+
+    func update(done: Int, total: Int) {
+        guard enabled else { return }
+        lock.withLock {
+            let now = DispatchTime.now().uptimeNanoseconds
+            guard done == total || now - lastDraw > 100_000_000 else { return }
+            lastDraw = now
+            let elapsed = Double(now - start.uptimeNanoseconds) / 1e9
+            let rate = elapsed > 0 ? Double(done) / elapsed : 0
+            let left = rate > 0 ? Double(total - done) / rate : 0
+            let width = 30
+            let filled = total > 0 ? width * done / total : width
+            let bar = String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled)
+            output.standardError(String(format: "\r\u{1B}[K[%@] %d/%d images  %.1f/s  %@ left", bar, done, total, rate,
+                                        Self.duration(left)))
+            visible = true
+        }
+    }
+
+    func printLine(_ line: String) {
+        lock.withLock {
+            output.standardError((visible ? "\r\u{1B}[K" : "") + line + "\n")
+            visible = false
+        }
+    }
+
+    func finish() {
+        lock.withLock {
+            if visible { output.standardError("\r\u{1B}[K") }
+            visible = false
+        }
+    }
+
+    private static func duration(_ seconds: Double) -> String {
+        let whole = Int(seconds.rounded())
+        return whole >= 60 ? "\(whole / 60)m\(String(format: "%02d", whole % 60))s" : "\(whole)s"
+    }
+}

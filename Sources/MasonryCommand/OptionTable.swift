@@ -1,0 +1,92 @@
+/// One command-line option: its names, value, default and help, from which
+/// the parser, the usage line and the help text are all generated.
+struct OptionSpec: Sendable {
+    enum Key: Sendable, Hashable {
+        case output, columns, width, columnWidth, gap, columnGap, rowGap, margin, background, order, tolerance
+        case maxTileAspect, sort, reverse, recursive, manifest, jobs, maxPixels, compression
+        case quiet, progress, noProgress, strict, help, version
+    }
+
+    let key: Key
+    let short: Character?
+    let long: String
+    /// The value's placeholder, or nil for a flag.
+    let value: String?
+    let help: String
+    let defaultText: String?
+}
+
+/// Every option of `masonry`, in help order.
+let optionTable: [OptionSpec] = [
+    .init(key: .output, short: "o", long: "output", value: "path", help: "The sheet to write.", defaultText: "sheet.png"),
+    .init(key: .columns, short: "c", long: "columns", value: "n", help: "Number of columns.", defaultText: "4"),
+    .init(key: .width, short: "w", long: "width", value: "px", help: "Sheet width in pixels.", defaultText: "1200"),
+    .init(key: .columnWidth, short: nil, long: "column-width", value: "px",
+          help: "Column width; with --columns it sets the sheet width, with --width the column count.", defaultText: nil),
+    .init(key: .gap, short: nil, long: "gap", value: "px", help: "Sets both the column gap and the row gap.", defaultText: nil),
+    .init(key: .columnGap, short: nil, long: "column-gap", value: "px", help: "Space between columns.", defaultText: "8"),
+    .init(key: .rowGap, short: nil, long: "row-gap", value: "px", help: "Space between images in a column.", defaultText: "8"),
+    .init(key: .margin, short: nil, long: "margin", value: "px|t,r,b,l",
+          help: "Space around the wall: one number, or top,right,bottom,left.", defaultText: "8"),
+    .init(key: .background, short: nil, long: "background", value: "color",
+          help: "#RGB, #RRGGBB, #RRGGBBAA, white, black or transparent.", defaultText: "white"),
+    .init(key: .order, short: nil, long: "order", value: "order",
+          help: "Placement: shortest, left-to-right or right-to-left.", defaultText: "shortest"),
+    .init(key: .tolerance, short: nil, long: "tolerance", value: "px",
+          help: "With shortest: take the leftmost column within this many pixels of the shortest.", defaultText: "0"),
+    .init(key: .maxTileAspect, short: nil, long: "max-tile-aspect", value: "n",
+          help: "A tile is never taller than n times its width; taller pictures are centred.", defaultText: "4"),
+    .init(key: .sort, short: nil, long: "sort", value: "key",
+          help: "Input order: natural, name, mtime, size or none.", defaultText: "natural"),
+    .init(key: .reverse, short: nil, long: "reverse", value: nil, help: "Reverse the input order.", defaultText: nil),
+    .init(key: .recursive, short: "r", long: "recursive", value: nil, help: "Descend into sub-folders.", defaultText: nil),
+    .init(key: .manifest, short: nil, long: "manifest", value: "path.json",
+          help: "Also write a JSON manifest of where every image went.", defaultText: nil),
+    .init(key: .jobs, short: "j", long: "jobs", value: "n", help: "Decoding threads (never changes the output).",
+          defaultText: "all cores"),
+    .init(key: .maxPixels, short: nil, long: "max-pixels", value: "n",
+          help: "Skip input images with more pixels than this.", defaultText: "178956970"),
+    .init(key: .compression, short: nil, long: "compression", value: "level",
+          help: "fast, default, small, or a zlib level 0-9.", defaultText: "default"),
+    .init(key: .quiet, short: "q", long: "quiet", value: nil, help: "Print errors only.", defaultText: nil),
+    .init(key: .progress, short: nil, long: "progress", value: nil,
+          help: "Show a progress bar on stderr (default when stderr is a terminal).", defaultText: nil),
+    .init(key: .noProgress, short: nil, long: "no-progress", value: nil, help: "Never show a progress bar.", defaultText: nil),
+    .init(key: .strict, short: nil, long: "strict", value: nil,
+          help: "Exit with status 2 when any input was skipped (the sheet is still written).", defaultText: nil),
+    .init(key: .help, short: "h", long: "help", value: nil, help: "Show help information.", defaultText: nil),
+    .init(key: .version, short: nil, long: "version", value: nil, help: "Show the version.", defaultText: nil),
+]
+
+enum HelpText {
+    static let overview = "Lay out PNG images as a masonry (waterfall) contact sheet."
+    static let usage = "masonry [<options>] <input> ..."
+
+    static var full: String {
+        var lines = ["OVERVIEW: \(overview)", "", "USAGE: \(usage)", "", "ARGUMENTS:",
+                     row("<input>", "PNG files, or folders whose *.png files are read."), "", "OPTIONS:"]
+        for option in optionTable {
+            var names = option.short.map { "-\($0), " } ?? ""
+            names += "--\(option.long)"
+            if let value = option.value { names += " <\(value)>" }
+            let help = option.help + (option.defaultText.map { " (default: \($0))" } ?? "")
+            lines.append(row(names, help))
+        }
+        lines += ["", "EXIT STATUS:",
+                  row("0", "The sheet was written (skipped inputs are warned about)."),
+                  row("1", "Nothing could be written (no renderable image, unwritable output)."),
+                  row("2", "With --strict: some input was skipped (the sheet is still written)."),
+                  row("64", "Usage error.")]
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    private static func row(_ name: String, _ help: String) -> String {
+        let indent = "  " + name
+        let column = 26
+        return indent.count < column ? indent.padding(to: column) + help : indent + "\n" + "".padding(to: column) + help
+    }
+}
+
+private extension String {
+    func padding(to width: Int) -> String { self + String(repeating: " ", count: max(0, width - count)) }
+}

@@ -1,0 +1,179 @@
+/// The column-placement core (SPEC §1 "Tile height" and "Placement"), shared by
+/// `MasonryLayout` and every section of `SectionedLayout`.
+
+/// One image's tile: where it sits on the sheet and where its picture is drawn.
+public struct PlacedTile: Sendable, Hashable {
+    /// Position of the image in the layout's input order.
+    public let index: Int
+    /// The column (0-based, from the left) the tile was placed in.
+    public let column: Int
+    /// The tile: the column's x and width, the column's bottom when placed, the tile height.
+    public let frame: LayoutRect
+    /// Where the picture is drawn: equal to `frame` unless the tile height was capped by
+    /// `maxTileAspect`, in which case the picture is narrower and centred horizontally.
+    public let imageFrame: LayoutRect
+}
+
+/// Why the core stopped placing: the image at `index` (in the stack's own numbering) could not be placed.
+struct PlacementFailure: Error {
+    enum Reason {
+        /// A side below 1, in a strict append.
+        case invalidSize(LayoutSize)
+        /// The tile would end below `LayoutLimits.maxCoordinate`.
+        case beyondLimit(bottom: Int)
+    }
+    let index: Int
+    let reason: Reason
+
+    /// The one-line message, prefixed with `context` (e.g. "section 2, ").
+    func layoutError(context: String = "") -> LayoutError {
+        switch reason {
+        case .invalidSize(let size):
+            return LayoutError("\(context)image \(index) has size \(size.width)x\(size.height): both sides must be at least 1")
+        case .beyondLimit(let bottom):
+            return LayoutError("\(context)image \(index) would end at y = \(bottom), beyond the layout limit \(LayoutLimits.maxCoordinate)")
+        }
+    }
+}
+
+/// The SPEC §1 tile height for a source of `sourceWidth` x `sourceHeight` (both >= 1) in a
+/// column `columnWidth` wide (1 ... 2^24): `max(1, (2*w*sh + sw) / (2*sw))` (round half up),
+/// capped at `cap = maxTileAspect * w`. Returns that height and the width the picture is
+/// drawn at: `w`, or when capped `max(1, (2*h*sw + sh) / (2*sh))`, which is at most `w`.
+@inline(__always)
+func tileHeight(columnWidth w: Int, sourceWidth sw: Int, sourceHeight sh: Int, cap: Int)
+    -> (height: Int, imageWidth: Int)
+{
+    let rounded: Int
+    if sw <= Int(Int32.max) && sh <= Int(Int32.max) {
+        // 2*w*sh + sw <= 2^25 * 2^31 + 2^31 < 2^57: no overflow is possible.
+        rounded = (2 &* w &* sh &+ sw) / (2 &* sw)
+    } else {
+        // Sides beyond 2^31 (never from a PNG): widen; the numerator stays below 2^89.
+        let wide = (2 * Int128(w) * Int128(sh) + Int128(sw)) / (2 * Int128(sw))
+        rounded = Int(min(wide, Int128(cap) + 1))
+    }
+    let height = max(1, rounded)
+    guard height > cap else { return (height, w) }
+    // Capped: 2*cap*sw can exceed 2^63 (cap <= 2^48, sw up to Int.max), so widen.
+    let imageWidth = (2 * Int128(cap) * Int128(sw) + Int128(sh)) / (2 * Int128(sh))
+    return (cap, max(1, Int(imageWidth)))
+}
+
+/// Columns growing downwards from `top`: places tiles, remembers them per column for
+/// queries, and tracks the content bottom. Appending costs only the new images.
+struct ColumnStack: Sendable {
+    let configuration: LayoutConfiguration
+    /// The y where every column starts.
+    let top: Int
+    /// Every tile, in placement order (tile `i` has index `i`).
+    private(set) var tiles: [PlacedTile] = []
+    /// For each column, the `maxY` of its tiles and their indices, both in placement order;
+    /// a column's tiles do not overlap, so both are increasing (used by the rect query).
+    private(set) var columnBottoms: [[Int]]
+    private(set) var columnTileIndices: [[Int]]
+    /// The largest `maxY` of any tile, or `top` when there are none.
+    private(set) var contentBottom: Int
+    /// A min-tree over the column bottoms B_c: leaf of column c at `leafBase + c`, node i has
+    /// children 2i and 2i+1, unused leaves hold `Int.max`. It answers "leftmost column with
+    /// B_c <= min(B) + tolerance" in O(log columns), so wide walls stay linear in images.
+    private var bottomTree: [Int]
+    private let leafBase: Int
+
+    init(configuration: LayoutConfiguration, top: Int) {
+        self.configuration = configuration
+        self.top = top
+        let columns = configuration.columns
+        var leafBase = 1
+        while leafBase < columns { leafBase <<= 1 }
+        self.leafBase = leafBase
+        var tree = [Int](repeating: .max, count: 2 * leafBase)
+        for column in 0 ..< columns { tree[leafBase + column] = top }
+        for node in stride(from: leafBase - 1, through: 1, by: -1) {
+            tree[node] = min(tree[2 * node], tree[2 * node + 1])
+        }
+        self.bottomTree = tree
+        self.columnBottoms = Array(repeating: [], count: columns)
+        self.columnTileIndices = Array(repeating: [], count: columns)
+        self.contentBottom = top
+    }
+
+    /// Places `sizes` after the existing tiles. With `strict`, a side below 1 stops placement;
+    /// otherwise such a side counts as 1. A tile that would end below
+    /// `LayoutLimits.maxCoordinate` always stops it. On a stop, the images before the failing
+    /// one stay placed and the failure is returned.
+    mutating func place(_ sizes: UnsafeBufferPointer<LayoutSize>, strict: Bool) -> PlacementFailure? {
+        let columns = configuration.columns
+        tiles.reserveCapacity(tiles.count + sizes.count)
+        let expectedPerColumn = sizes.count / columns + 1
+        for column in 0 ..< columns {
+            columnBottoms[column].reserveCapacity(columnBottoms[column].count + expectedPerColumn)
+            columnTileIndices[column].reserveCapacity(columnTileIndices[column].count + expectedPerColumn)
+        }
+        for size in sizes {
+            if strict && (size.width < 1 || size.height < 1) {
+                return PlacementFailure(index: tiles.count, reason: .invalidSize(size))
+            }
+            if let failure = placeOne(sourceWidth: max(1, size.width), sourceHeight: max(1, size.height)) {
+                return failure
+            }
+        }
+        return nil
+    }
+
+    @inline(__always)
+    private mutating func placeOne(sourceWidth: Int, sourceHeight: Int) -> PlacementFailure? {
+        let index = tiles.count
+        let column = chooseColumn(index: index)
+        let y = bottomTree[leafBase + column]
+        let width = configuration.columnWidths[column]
+        let x = configuration.columnXs[column]
+        // width <= 2^24 and maxTileAspect <= 2^24, so the cap is at most 2^48.
+        let (height, imageWidth) = tileHeight(
+            columnWidth: width, sourceWidth: sourceWidth, sourceHeight: sourceHeight,
+            cap: configuration.maxTileAspect &* width)
+        // y <= maxCoordinate + rowGap and height <= 2^48: the sums below cannot overflow.
+        let bottom = y &+ height
+        guard bottom <= LayoutLimits.maxCoordinate else {
+            return PlacementFailure(index: index, reason: .beyondLimit(bottom: bottom))
+        }
+        let frame = LayoutRect(x: x, y: y, width: width, height: height)
+        let imageFrame = imageWidth == width
+            ? frame
+            : LayoutRect(x: x &+ (width &- imageWidth) / 2, y: y, width: imageWidth, height: height)
+        tiles.append(PlacedTile(index: index, column: column, frame: frame, imageFrame: imageFrame))
+        columnBottoms[column].append(bottom)
+        columnTileIndices[column].append(index)
+        contentBottom = max(contentBottom, bottom)
+        setBottom(bottom &+ configuration.rowGap, ofColumn: column)
+        return nil
+    }
+
+    @inline(__always)
+    private func chooseColumn(index: Int) -> Int {
+        switch configuration.order {
+        case .shortest:
+            // B_c <= min(B) + t; saturating, so a huge tolerance simply picks column 0.
+            let threshold = saturatingSum(bottomTree[1], configuration.tolerance)
+            var node = 1
+            while node < leafBase {
+                node = bottomTree[2 &* node] <= threshold ? 2 &* node : 2 &* node &+ 1
+            }
+            return node &- leafBase
+        case .leftToRight:
+            return index % configuration.columns
+        case .rightToLeft:
+            return configuration.columns &- 1 &- index % configuration.columns
+        }
+    }
+
+    @inline(__always)
+    private mutating func setBottom(_ bottom: Int, ofColumn column: Int) {
+        var node = leafBase &+ column
+        bottomTree[node] = bottom
+        while node > 1 {
+            node >>= 1
+            bottomTree[node] = min(bottomTree[2 &* node], bottomTree[2 &* node &+ 1])
+        }
+    }
+}

@@ -1,0 +1,94 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A file path as the raw bytes the file system uses, so names that are not
+/// valid UTF-8 still open. `displayName` is the safe text to print.
+public struct RawPath: Sendable, Hashable, Comparable, CustomStringConvertible {
+    public let bytes: [UInt8]
+
+    public init(bytes: [UInt8]) { self.bytes = bytes }
+    public init(_ text: String) { self.bytes = Array(text.utf8) }
+
+    /// This path joined with one more component, as the user named the folder.
+    public func appending(_ component: [UInt8]) -> RawPath {
+        if bytes.isEmpty { return RawPath(bytes: component) }
+        return RawPath(bytes: bytes.last == UInt8(ascii: "/") ? bytes + component : bytes + [UInt8(ascii: "/")] + component)
+    }
+
+    /// The last component.
+    public var lastComponent: [UInt8] {
+        let trimmed = bytes.last == UInt8(ascii: "/") && bytes.count > 1 ? Array(bytes.dropLast()) : bytes
+        guard let slash = trimmed.lastIndex(of: UInt8(ascii: "/")) else { return trimmed }
+        return Array(trimmed[(slash + 1)...])
+    }
+
+    /// The folder part ("." when there is none).
+    public var parent: RawPath {
+        guard let slash = bytes.lastIndex(of: UInt8(ascii: "/")) else { return RawPath(".") }
+        return slash == 0 ? RawPath("/") : RawPath(bytes: Array(bytes[..<slash]))
+    }
+
+    /// The path as printable text: valid UTF-8 is kept (including non-Latin
+    /// scripts); control characters, backslashes, quotes and bytes that are
+    /// not UTF-8 are escaped (`\n`, `\x1b`, `\xff`), so one name is one line.
+    public var displayName: String {
+        var result = ""
+        var index = 0
+        while index < bytes.count {
+            if let (scalar, length) = Self.decodeScalar(bytes, at: index) {
+                switch scalar.value {
+                case 0x0A: result += "\\n"
+                case 0x09: result += "\\t"
+                case 0x0D: result += "\\r"
+                case 0x5C: result += "\\\\"
+                case 0..<0x20, 0x7F, 0x80..<0xA0, 0x2028, 0x2029: result += Self.hexEscape(scalar.value)
+                default: result.unicodeScalars.append(scalar)
+                }
+                index += length
+            } else {
+                result += Self.hexEscape(UInt32(bytes[index]))
+                index += 1
+            }
+        }
+        return result
+    }
+
+    public var description: String { displayName }
+
+    public static func < (lhs: RawPath, rhs: RawPath) -> Bool { lhs.bytes.lexicographicallyPrecedes(rhs.bytes) }
+
+    /// Calls `body` with a NUL-terminated C string of the path.
+    func withCString<Result>(_ body: (UnsafePointer<CChar>) throws -> Result) rethrows -> Result {
+        try (bytes + [0]).withUnsafeBufferPointer { buffer in
+            try buffer.withMemoryRebound(to: CChar.self) { try body($0.baseAddress!) }
+        }
+    }
+
+    private static func hexEscape(_ value: UInt32) -> String {
+        let hex = String(value, radix: 16)
+        return value <= 0xFF ? "\\x" + (hex.count == 1 ? "0" + hex : hex) : "\\u{" + hex + "}"
+    }
+
+    /// Decodes one well-formed UTF-8 scalar (shortest form, no surrogates).
+    private static func decodeScalar(_ bytes: [UInt8], at start: Int) -> (Unicode.Scalar, Int)? {
+        let lead = bytes[start]
+        let (length, initial): (Int, UInt32) = switch lead {
+        case 0..<0x80: (1, UInt32(lead))
+        case 0xC2..<0xE0: (2, UInt32(lead & 0x1F))
+        case 0xE0..<0xF0: (3, UInt32(lead & 0x0F))
+        case 0xF0..<0xF5: (4, UInt32(lead & 0x07))
+        default: (0, 0)
+        }
+        guard length > 0, start + length <= bytes.count else { return nil }
+        var value = initial
+        for offset in 1..<length {
+            let byte = bytes[start + offset]
+            guard byte & 0xC0 == 0x80 else { return nil }
+            value = value << 6 | UInt32(byte & 0x3F)
+        }
+        let minimum: UInt32 = [0, 0, 0x80, 0x800, 0x10000][length]
+        guard value >= minimum, let scalar = Unicode.Scalar(value) else { return nil }
+        return (scalar, length)
+    }
+}

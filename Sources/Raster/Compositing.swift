@@ -1,0 +1,60 @@
+/// Composites a premultiplied RGBA8 row "over" `background` into a row of the sheet.
+///
+/// - `channels == 3`: RGB out; the background must be opaque. Each channel is
+///   `source + background * (255 - sourceAlpha) / 255`, rounded to nearest once, so 50 %
+///   red `(128, 0, 0, 128)` over white gives `(255, 127, 127)` (alpha 128 leaves 127/255 of
+///   the white) and `(127, 0, 0, 127)` gives `(255, 128, 128)`.
+/// - `channels == 4`: straight RGBA out (the PNG convention). Alpha is
+///   `sourceAlpha + backgroundAlpha * (255 - sourceAlpha) / 255`, and colour is the exact
+///   premultiplied result divided by that exact alpha, each rounded to nearest once.
+///   An opaque source pixel is copied; a transparent one gives the background's bytes
+///   (exactly what `fillRow` writes).
+///
+/// Integer arithmetic only: the same bytes on every machine. `source` holds
+/// `destination.count / channels` pixels.
+public func compositeOver(background: RGBA8Color, source: UnsafeBufferPointer<UInt8>,
+                          into destination: UnsafeMutableBufferPointer<UInt8>, channels: Int) {
+    precondition(channels == 4 || (channels == 3 && background.isOpaque),
+                 "channels must be 4, or 3 over an opaque background")
+    let pixelCount = destination.count / channels
+    precondition(destination.count == pixelCount * channels && source.count == pixelCount * 4,
+                 "source and destination rows must hold the same number of pixels")
+    let backgroundColour = SIMD3<Int>(Int(background.r), Int(background.g), Int(background.b))
+    let backgroundAlpha = Int(background.a)
+    for pixel in 0..<pixelCount {
+        let input = pixel * 4, output = pixel * channels
+        let alpha = Int(source[input + 3])
+        if alpha == 255 {
+            for channel in 0..<channels { destination[output + channel] = source[input + channel] }
+        } else if alpha == 0 {
+            for channel in 0..<3 { destination[output + channel] = UInt8(backgroundColour[channel]) }
+            if channels == 4 { destination[output + 3] = background.a }
+        } else if channels == 3 {
+            for channel in 0..<3 {
+                let total = Int(source[input + channel]) * 255 + backgroundColour[channel] * (255 - alpha)
+                destination[output + channel] = UInt8(min((total + 127) / 255, 255))
+            }
+        } else {
+            // Alpha in units of 1/255^2; premultiplied colour in units of 1/255^3.
+            let outAlpha = alpha * 255 + backgroundAlpha * (255 - alpha)
+            for channel in 0..<3 {
+                let colour = Int(source[input + channel]) * 255 * 255
+                    + backgroundColour[channel] * backgroundAlpha * (255 - alpha)
+                destination[output + channel] = UInt8(min((colour + outAlpha / 2) / outAlpha, 255))
+            }
+            destination[output + 3] = UInt8((outAlpha + 127) / 255)
+        }
+    }
+}
+
+/// Fills a sheet row with `background`: RGB when `channels == 3` (background opaque),
+/// otherwise straight RGBA.
+public func fillRow(_ destination: UnsafeMutableBufferPointer<UInt8>, with background: RGBA8Color, channels: Int) {
+    precondition(channels == 4 || (channels == 3 && background.isOpaque),
+                 "channels must be 4, or 3 with an opaque background")
+    precondition(destination.count % channels == 0, "the row must hold whole pixels")
+    let bytes = SIMD4<UInt8>(background.r, background.g, background.b, background.a)
+    for pixelStart in stride(from: 0, to: destination.count, by: channels) {
+        for channel in 0..<channels { destination[pixelStart + channel] = bytes[channel] }
+    }
+}

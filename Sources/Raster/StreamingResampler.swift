@@ -1,0 +1,231 @@
+/// Streaming antialiased resampler: source rows go in top to bottom, target rows come out
+/// as soon as they are complete, and only a small window of rows is ever held.
+///
+/// - Filter: libvips-style. Each axis is first box-shrunk by the integer factor
+///   floor(source / target / 2) (exact block averages; a partial last block averages the
+///   pixels it has), then reduced by Lanczos-3 stretched by the remaining ratio (1 to 4).
+///   An enlarged axis uses Catmull-Rom bicubic instead. Pixel centres are aligned like
+///   Pillow's `Image.resize`, and windows are clipped and renormalised at the edges.
+/// - Alpha: every source pixel is premultiplied exactly (colour * alpha, alpha * 255, no
+///   rounding) before any filtering, so fully transparent pixels never bleed colour.
+///   Output rows are premultiplied RGBA8, rounded to nearest, clamped to 0...255 with
+///   every colour channel <= alpha.
+/// - Determinism: integer arithmetic throughout, with 14-bit filter weights that sum
+///   exactly to 1 per output pixel (the rounding residue goes to the largest weight), so a
+///   flat image stays exactly flat and every machine produces the same bytes.
+/// - Memory: O(sourceWidth + targetWidth * filter taps), independent of the source height.
+///
+/// One instance resamples one image: call `push(row:emit:)` exactly `sourceHeight` times.
+/// The last push emits the last target rows. If `emit` throws, discard the instance.
+public final class StreamingResampler {
+    public let sourceWidth: Int
+    public let sourceHeight: Int
+    public let targetWidth: Int
+    public let targetHeight: Int
+    /// Source rows pushed so far.
+    public private(set) var pushedRowCount = 0
+    /// Target rows emitted so far; `targetHeight` once the last source row is pushed.
+    public private(set) var emittedRowCount = 0
+
+    private let horizontal: AxisPlan
+    private let vertical: AxisPlan
+
+    /// A premultiplied colour or alpha sample is at most this (255 * 255).
+    private static let maxSample: Int32 = 255 * 255
+    /// Shift of the fixed-point reciprocals that turn box sums into averages.
+    private static let reciprocalBits = 46
+
+    // Working buffers, allocated once. Premultiplied samples are in 0...maxSample, and one
+    // SIMD4<Int32> holds a pixel's R, G, B, A.
+    /// Sums of up to `vertical.shrinkFactor` premultiplied source rows, planar (R, G, B and A
+    /// planes of `sourceWidth` each) so that adding a row vectorises.
+    private let columnSums: UnsafeMutableBufferPointer<Int32>
+    /// One box-shrunk row (`horizontal.shrunkSize` pixels).
+    private let shrunkRow: UnsafeMutableBufferPointer<SIMD4<Int32>>
+    /// Fixed-point 1 / (block width * `reciprocalsGroupHeight`) per shrunk column.
+    private let blockReciprocals: UnsafeMutableBufferPointer<Int>
+    private var reciprocalsGroupHeight = 0
+    /// The last `vertical.filter.tapCount` horizontally reduced rows (`targetWidth` pixels
+    /// each); shrunk row r lives in slot r % tapCount.
+    private let reducedRows: UnsafeMutableBufferPointer<SIMD4<Int32>>
+    /// Vertical filter sums for one target row.
+    private let targetSums: UnsafeMutableBufferPointer<SIMD4<Int32>>
+    /// The row handed to `emit`: interleaved premultiplied RGBA8.
+    private let targetRow: UnsafeMutableBufferPointer<UInt8>
+
+    private var rowsInGroup = 0
+    private var shrunkRowCount = 0
+
+    public init(sourceWidth: Int, sourceHeight: Int, targetWidth: Int, targetHeight: Int) {
+        horizontal = AxisPlan(sourceSize: sourceWidth, targetSize: targetWidth)
+        vertical = AxisPlan(sourceSize: sourceHeight, targetSize: targetHeight)
+        self.sourceWidth = sourceWidth
+        self.sourceHeight = sourceHeight
+        self.targetWidth = targetWidth
+        self.targetHeight = targetHeight
+        // Both filter passes sum `weight * sample` in Int32, plus a rounding term of at most
+        // 255 << 13: this bound proves that the wrapping arithmetic below cannot overflow.
+        for plan in [horizontal, vertical] {
+            precondition(plan.filter.maxAbsoluteWeightSum * Int(Self.maxSample) + (255 << 13) <= Int(Int32.max),
+                         "filter weights too large for 32-bit sums")
+        }
+        columnSums = .allocate(capacity: 4 * sourceWidth)
+        columnSums.initialize(repeating: 0)
+        shrunkRow = .allocate(capacity: horizontal.shrunkSize)
+        shrunkRow.initialize(repeating: .zero)
+        blockReciprocals = .allocate(capacity: horizontal.shrunkSize)
+        blockReciprocals.initialize(repeating: 0)
+        reducedRows = .allocate(capacity: targetWidth * vertical.filter.tapCount)
+        reducedRows.initialize(repeating: .zero)
+        targetSums = .allocate(capacity: targetWidth)
+        targetSums.initialize(repeating: .zero)
+        targetRow = .allocate(capacity: 4 * targetWidth)
+        targetRow.initialize(repeating: 0)
+    }
+
+    deinit {
+        columnSums.deallocate()
+        shrunkRow.deallocate()
+        blockReciprocals.deallocate()
+        reducedRows.deallocate()
+        targetSums.deallocate()
+        targetRow.deallocate()
+    }
+
+    /// Feeds the next source row (straight RGBA8, `sourceWidth * 4` bytes, top to bottom).
+    ///
+    /// `emit` is called zero or more times with `(targetRowIndex, row)`, `row` being
+    /// premultiplied RGBA8 of `targetWidth * 4` bytes, valid only during the call. Indices
+    /// increase by one from 0; after the last source row all `targetHeight` rows are out.
+    public func push(row: UnsafeBufferPointer<UInt8>,
+                     emit: (Int, UnsafeBufferPointer<UInt8>) throws -> Void) rethrows {
+        precondition(row.count == 4 * sourceWidth, "a source row must hold sourceWidth * 4 bytes")
+        precondition(pushedRowCount < sourceHeight, "more rows pushed than sourceHeight")
+        addPremultiplied(row)
+        pushedRowCount += 1
+        rowsInGroup += 1
+        guard rowsInGroup == vertical.shrinkFactor || pushedRowCount == sourceHeight else { return }
+
+        shrinkGroup()
+        let tapCount = vertical.filter.tapCount
+        reduceHorizontally(into: targetWidth * (shrunkRowCount % tapCount))
+        shrunkRowCount += 1
+        while emittedRowCount < targetHeight,
+              vertical.filter.firstInput[emittedRowCount] + tapCount <= shrunkRowCount {
+            reduceVertically(targetRow: emittedRowCount)
+            try emit(emittedRowCount, UnsafeBufferPointer(targetRow))
+            emittedRowCount += 1
+        }
+    }
+
+    /// Adds one straight RGBA8 row, premultiplied, into `columnSums`.
+    private func addPremultiplied(_ row: UnsafeBufferPointer<UInt8>) {
+        let width = sourceWidth
+        // Unsafe hot loop: row.count == 4 * width was checked; each plane holds `width` sums.
+        // Each sum gathers at most AxisPlan.maxShrinkFactor samples <= 255 * 255: no overflow.
+        let source = row.baseAddress!
+        let red = columnSums.baseAddress!, green = red + width, blue = green + width, alpha = blue + width
+        for x in 0..<width {
+            let a = Int32(source[4 &* x &+ 3])
+            red[x] &+= Int32(source[4 &* x]) &* a
+            green[x] &+= Int32(source[4 &* x &+ 1]) &* a
+            blue[x] &+= Int32(source[4 &* x &+ 2]) &* a
+            alpha[x] &+= a &* 255
+        }
+    }
+
+    /// Turns the column sums of the current group of rows into one box-shrunk row
+    /// (block averages, rounded) and clears the sums for the next group.
+    private func shrinkGroup() {
+        let blockWidth = horizontal.shrinkFactor, width = sourceWidth, shrunkWidth = horizontal.shrunkSize
+        if reciprocalsGroupHeight != rowsInGroup {
+            reciprocalsGroupHeight = rowsInGroup
+            for column in 0..<shrunkWidth {
+                let pixelCount = min(blockWidth, width - column * blockWidth) * rowsInGroup
+                blockReciprocals[column] = ((1 << Self.reciprocalBits) + pixelCount / 2) / pixelCount
+            }
+        }
+        rowsInGroup = 0
+        // Unsafe hot loop: the planes hold `width` sums each, blocks end within `width`. A
+        // block sum is at most pixelCount * 255^2 <= 2^30 * 65025, its product with the
+        // reciprocal at most about 65025 * 2^46 < 2^63; for a flat block the average is exact.
+        let red = columnSums.baseAddress!, green = red + width, blue = green + width, alpha = blue + width
+        let shrunk = shrunkRow.baseAddress!, reciprocals = blockReciprocals.baseAddress!
+        let half = SIMD4<Int>(repeating: 1 << (Self.reciprocalBits - 1))
+        for column in 0..<shrunkWidth {
+            var blockSum = SIMD4<Int>.zero
+            for x in column &* blockWidth ..< min(column &* blockWidth &+ blockWidth, width) {
+                blockSum &+= SIMD4(Int(red[x]), Int(green[x]), Int(blue[x]), Int(alpha[x]))
+            }
+            let average = (blockSum &* reciprocals[column] &+ half) &>> Self.reciprocalBits
+            shrunk[column] = SIMD4(truncatingIfNeeded: average)
+        }
+        red.update(repeating: 0, count: 4 * width)
+    }
+
+    /// Filters `shrunkRow` horizontally into `reducedRows`, starting at pixel `offset`.
+    private func reduceHorizontally(into offset: Int) {
+        let filter = horizontal.filter, tapCount = filter.tapCount
+        let half = SIMD4<Int32>(repeating: 1 << (FilterWeights.fractionBits - 1))
+        let maxSample = SIMD4<Int32>(repeating: Self.maxSample)
+        // Unsafe hot loop: firstInput[x] + tapCount <= shrunkSize by construction, and the
+        // init's precondition bounds every sum well inside Int32.
+        filter.weights.withUnsafeBufferPointer { weights in
+            filter.firstInput.withUnsafeBufferPointer { firstInput in
+                let output = reducedRows.baseAddress! + offset
+                for x in 0..<targetWidth {
+                    let taps = shrunkRow.baseAddress! + firstInput[x], tapWeights = weights.baseAddress! + x &* tapCount
+                    var sum = half
+                    for tap in 0..<tapCount { sum &+= taps[tap] &* tapWeights[tap] }
+                    output[x] = (sum &>> Int32(FilterWeights.fractionBits)).clamped(lowerBound: .zero, upperBound: maxSample)
+                }
+            }
+        }
+    }
+
+    /// Filters the held reduced rows vertically into `targetRow` (premultiplied RGBA8).
+    private func reduceVertically(targetRow targetIndex: Int) {
+        let filter = vertical.filter, tapCount = filter.tapCount
+        let width = targetWidth, firstInput = filter.firstInput[targetIndex]
+        // Unsafe hot loop over slots of `width` pixels; overflow bounded as in reduceHorizontally.
+        let sums = targetSums.baseAddress!
+        sums.update(repeating: .zero, count: width)
+        for tap in 0..<tapCount {
+            let weight = filter.weights[targetIndex * tapCount + tap]
+            if weight == 0 { continue }
+            let reduced = reducedRows.baseAddress! + width * ((firstInput + tap) % tapCount)
+            for x in 0..<width { sums[x] &+= reduced[x] &* weight }
+        }
+        // Sums are in units of 1/255 of an 8-bit level, times 2^fractionBits: one rounded
+        // division brings them to 8 bits; then colour is clamped to alpha.
+        let divisor = SIMD4<Int32>(repeating: 255 << FilterWeights.fractionBits)
+        let largest = SIMD4<Int32>(repeating: Self.maxSample << FilterWeights.fractionBits)
+        let output = UnsafeMutableRawPointer(targetRow.baseAddress!)
+        for x in 0..<width {
+            let levels = (sums[x].clamped(lowerBound: .zero, upperBound: largest) &+ divisor / 2) / divisor
+            let pixel = SIMD4<UInt8>(truncatingIfNeeded: levels.replacing(with: levels[3], where: levels .> levels[3]))
+            output.storeBytes(of: pixel, toByteOffset: 4 * x, as: SIMD4<UInt8>.self)
+        }
+    }
+}
+
+/// Resamples a whole straight RGBA8 image in memory (a convenience built on
+/// `StreamingResampler`, with the same filter, alpha policy and determinism).
+/// Returns premultiplied RGBA8, `toWidth * toHeight * 4` bytes.
+public func resample(pixels: [UInt8], width: Int, height: Int, toWidth: Int, toHeight: Int) -> [UInt8] {
+    precondition(pixels.count == width * height * 4, "pixels must hold width * height * 4 bytes")
+    let resampler = StreamingResampler(sourceWidth: width, sourceHeight: height, targetWidth: toWidth, targetHeight: toHeight)
+    var output = [UInt8](repeating: 0, count: toWidth * toHeight * 4)
+    let rowBytes = width * 4, targetRowBytes = toWidth * 4
+    pixels.withUnsafeBufferPointer { pixels in
+        output.withUnsafeMutableBufferPointer { output in
+            for y in 0..<height {
+                resampler.push(row: UnsafeBufferPointer(rebasing: pixels[y * rowBytes ..< (y + 1) * rowBytes])) { targetY, row in
+                    _ = UnsafeMutableBufferPointer(rebasing: output[targetY * targetRowBytes ..< (targetY + 1) * targetRowBytes])
+                        .initialize(from: row)
+                }
+            }
+        }
+    }
+    return output
+}

@@ -1,0 +1,12 @@
+import MasonryCommand
+import MasonrySheet
+#if canImport(Glibc)
+import Glibc
+#endif
+
+SignalCleanup.install()
+let arguments = (1..<Int(CommandLine.argc)).map { index in
+    Array(UnsafeBufferPointer(start: UnsafeRawPointer(CommandLine.unsafeArgv[index]!).assumingMemoryBound(to: UInt8.self),
+                              count: strlen(CommandLine.unsafeArgv[index]!)))
+}
+exit(MasonryCommand.run(arguments: arguments))

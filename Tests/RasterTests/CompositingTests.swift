@@ -1,0 +1,53 @@
+import Testing
+@testable import Raster
+
+@Suite struct CompositingTests {
+    func composite(_ premultiplied: [UInt8], over background: RGBA8Color, channels: Int) -> [UInt8] {
+        var destination = [UInt8](repeating: 0, count: premultiplied.count / 4 * channels)
+        premultiplied.withUnsafeBufferPointer { source in
+            destination.withUnsafeMutableBufferPointer { destination in
+                compositeOver(background: background, source: source, into: destination, channels: channels)
+            }
+        }
+        return destination
+    }
+
+    /// Hand-checked: each channel is source + background * (255 - alpha) / 255, rounded once.
+    /// Alpha 128 leaves 127/255 of the white: 0 + 255 * 127 / 255 = 127, and 128 + 127 = 255.
+    @Test func overOpaqueBackgroundGivesRGB() {
+        #expect(composite([128, 0, 0, 128], over: .white, channels: 3) == [255, 127, 127])
+        #expect(composite([127, 0, 0, 127], over: .white, channels: 3) == [255, 128, 128])
+        #expect(composite([128, 0, 0, 128], over: .black, channels: 3) == [128, 0, 0])
+        // 10 + 200 * 191 / 255 = 159.80 -> 160; 20 + 100 * 191 / 255 = 94.90 -> 95; 30 + 0 = 30.
+        #expect(composite([10, 20, 30, 64], over: RGBA8Color(r: 200, g: 100, b: 0), channels: 3) == [160, 95, 30])
+        #expect(composite([1, 2, 3, 255, 0, 0, 0, 0], over: .white, channels: 3) == [1, 2, 3, 255, 255, 255])
+    }
+
+    /// Over a transparent background the source comes out unpremultiplied.
+    @Test func overTransparentBackgroundUnpremultiplies() {
+        #expect(composite([128, 0, 0, 128], over: .transparent, channels: 4) == [255, 0, 0, 128])
+        // 64 / 128 * 255 = 127.5 -> 128.
+        #expect(composite([64, 32, 0, 128], over: .transparent, channels: 4) == [128, 64, 0, 128])
+        #expect(composite([0, 0, 0, 0], over: RGBA8Color(r: 9, g: 8, b: 7, a: 0), channels: 4) == [9, 8, 7, 0])
+        #expect(composite([5, 6, 7, 255], over: .transparent, channels: 4) == [5, 6, 7, 255])
+    }
+
+    /// Half-transparent red over half-transparent blue: alpha 128 + 128 * 127 / 255 = 191.75,
+    /// colour (128 * 255^2, 0, 255 * 128 * 127 / 255^2-scaled) divided by that alpha.
+    @Test func overTranslucentBackground() {
+        let background = RGBA8Color(r: 0, g: 0, b: 255, a: 128)
+        // outAlpha = 128 * 255 + 128 * 127 = 48896 (units of 1/255^2) -> 191.75 -> 192.
+        // red = 128 * 65025 / 48896 = 170.2 -> 170; blue = 255 * 128 * 127 / 48896 = 84.8 -> 85.
+        #expect(composite([128, 0, 0, 128], over: background, channels: 4) == [170, 0, 85, 192])
+        // An opaque background through the 4-channel path agrees with the 3-channel one.
+        #expect(composite([10, 20, 30, 64], over: RGBA8Color(r: 200, g: 100, b: 0), channels: 4) == [160, 95, 30, 255])
+    }
+
+    @Test(arguments: [3, 4])
+    func fillRowRepeatsTheBackground(channels: Int) {
+        let background = RGBA8Color(r: 1, g: 2, b: 3)
+        var row = [UInt8](repeating: 0, count: 3 * channels)
+        row.withUnsafeMutableBufferPointer { fillRow($0, with: background, channels: channels) }
+        #expect(row == Array(repeatElement([1, 2, 3, 255].prefix(channels), count: 3).joined()))
+    }
+}

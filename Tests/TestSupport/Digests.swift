@@ -1,0 +1,128 @@
+// Helpers shared by every test target: digests, checksums, a seeded PRNG.
+import Foundation
+
+// MARK: - SHA-256 (FIPS 180-4); Foundation on Linux has no CryptoKit
+
+public struct SHA256 {
+    public init() {}
+    private static let k: [UInt32] = [
+        0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
+        0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
+        0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
+        0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967,
+        0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85,
+        0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
+        0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
+        0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
+    ]
+
+    private var h: [UInt32] = [0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
+                               0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19]
+    private var pending: [UInt8] = []
+    private var length: UInt64 = 0
+
+    public mutating func update(_ bytes: some Collection<UInt8>) {
+        length &+= UInt64(bytes.count)
+        pending.append(contentsOf: bytes)
+        let whole = pending.count / 64 * 64
+        guard whole > 0 else { return }
+        pending.withUnsafeBufferPointer { buffer in
+            var offset = 0
+            while offset < whole {
+                compress(UnsafeBufferPointer(rebasing: buffer[offset ..< offset + 64]))
+                offset += 64
+            }
+        }
+        pending.removeFirst(whole)
+    }
+
+    public mutating func finalize() -> [UInt8] {
+        let bitLength = length &* 8
+        var tail: [UInt8] = [0x80]
+        while (pending.count + tail.count) % 64 != 56 { tail.append(0) }
+        for shift in stride(from: 56, through: 0, by: -8) { tail.append(UInt8(truncatingIfNeeded: bitLength >> UInt64(shift))) }
+        let savedLength = length
+        update(tail)
+        length = savedLength
+        precondition(pending.isEmpty)
+        return h.flatMap { word in [24, 16, 8, 0].map { UInt8(truncatingIfNeeded: word >> UInt32($0)) } }
+    }
+
+    private mutating func compress(_ block: UnsafeBufferPointer<UInt8>) {
+        var w = [UInt32](repeating: 0, count: 64)
+        for i in 0..<16 {
+            w[i] = UInt32(block[4 * i]) << 24 | UInt32(block[4 * i + 1]) << 16
+                | UInt32(block[4 * i + 2]) << 8 | UInt32(block[4 * i + 3])
+        }
+        @inline(__always) func rotr(_ x: UInt32, _ n: UInt32) -> UInt32 { (x >> n) | (x << (32 - n)) }
+        for i in 16..<64 {
+            let s0 = rotr(w[i - 15], 7) ^ rotr(w[i - 15], 18) ^ (w[i - 15] >> 3)
+            let s1 = rotr(w[i - 2], 17) ^ rotr(w[i - 2], 19) ^ (w[i - 2] >> 10)
+            w[i] = w[i - 16] &+ s0 &+ w[i - 7] &+ s1
+        }
+        var a = h[0], b = h[1], c = h[2], d = h[3], e = h[4], f = h[5], g = h[6], hh = h[7]
+        for i in 0..<64 {
+            let s1 = rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25)
+            let ch = (e & f) ^ (~e & g)
+            let t1 = hh &+ s1 &+ ch &+ Self.k[i] &+ w[i]
+            let s0 = rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22)
+            let maj = (a & b) ^ (a & c) ^ (b & c)
+            let t2 = s0 &+ maj
+            hh = g; g = f; f = e; e = d &+ t1; d = c; c = b; b = a; a = t1 &+ t2
+        }
+        h[0] &+= a; h[1] &+= b; h[2] &+= c; h[3] &+= d; h[4] &+= e; h[5] &+= f; h[6] &+= g; h[7] &+= hh
+    }
+
+    public static func hex(_ bytes: some Collection<UInt8>) -> String {
+        var hasher = SHA256()
+        hasher.update(bytes)
+        return hasher.finalize().map { String(format: "%02x", $0) }.joined()
+    }
+}
+
+// MARK: - CRC-32 and Adler-32 (independent of the codec's own CRC)
+
+public enum Checksum {
+    private static let crcTable: [UInt32] = (0..<256).map { n in
+        var c = UInt32(n)
+        for _ in 0..<8 { c = (c & 1) != 0 ? 0xEDB8_8320 ^ (c >> 1) : c >> 1 }
+        return c
+    }
+
+    public static func crc32(_ bytes: some Sequence<UInt8>) -> UInt32 {
+        var crc: UInt32 = 0xFFFF_FFFF
+        for byte in bytes { crc = crcTable[Int((crc ^ UInt32(byte)) & 0xFF)] ^ (crc >> 8) }
+        return ~crc
+    }
+
+    public static func adler32(_ bytes: some Sequence<UInt8>) -> UInt32 {
+        var a: UInt32 = 1, b: UInt32 = 0
+        for byte in bytes { a = (a + UInt32(byte)) % 65521; b = (b + a) % 65521 }
+        return b << 16 | a
+    }
+}
+
+// MARK: - Seeded PRNG
+
+/// SplitMix64 (Steele, Lea, Flood 2014): tiny, seedable, the same on every platform.
+public struct SplitMix64: RandomNumberGenerator {
+    public var state: UInt64
+    public init(seed: UInt64) { state = seed }
+    public mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+
+    /// The suite's seed: `MASONRY_TEST_SEED` (decimal or 0x-hex) or a fixed default.
+    public static let suiteSeed: UInt64 = {
+        if let text = ProcessInfo.processInfo.environment["MASONRY_TEST_SEED"] {
+            if text.hasPrefix("0x"), let v = UInt64(text.dropFirst(2), radix: 16) { return v }
+            if let v = UInt64(text) { return v }
+        }
+        return 0x4D61_736F_6E72_7921  // "Masonry!"
+    }()
+}
+
