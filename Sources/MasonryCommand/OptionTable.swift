@@ -80,10 +80,22 @@ enum HelpText {
         return lines.joined(separator: "\n") + "\n"
     }
 
+    /// One "  name    help" entry, the help wrapped to 80 columns as swift-argument-parser does.
     private static func row(_ name: String, _ help: String) -> String {
+        let column = 26, limit = 80
+        var lines: [String] = []
+        var current = ""
+        for word in help.split(separator: " ") {
+            if !current.isEmpty && column + current.count + 1 + word.count > limit {
+                lines.append(current)
+                current = ""
+            }
+            current += (current.isEmpty ? "" : " ") + word
+        }
+        lines.append(current)
         let indent = "  " + name
-        let column = 26
-        return indent.count < column ? indent.padding(to: column) + help : indent + "\n" + "".padding(to: column) + help
+        let first = indent.count < column ? indent.padding(to: column) + lines[0] : indent + "\n" + "".padding(to: column) + lines[0]
+        return ([first] + lines.dropFirst().map { "".padding(to: column) + $0 }).joined(separator: "\n")
     }
 }
 
