@@ -17,6 +17,10 @@ enum { MESSAGE_CAPACITY = 256, IO_BUFFER_SIZE = 1 << 16 };
 typedef struct {
     char text[MESSAGE_CAPACITY];
     mpng_status status;   // set before png_error when the cause is known
+    // The first CRC warning: libpng drops an ancillary chunk with a bad CRC
+    // and goes on, which is right for the picture, but the file is damaged
+    // and the user should hear about it (see mpng_decoder_warning).
+    char warning[MESSAGE_CAPACITY];
 } failure;
 
 static void failure_set(failure *f, mpng_status status, const char *text) {
@@ -45,10 +49,13 @@ static void on_error(png_structp png, png_const_charp message) {
     png_longjmp(png, 1);
 }
 
-/// Warnings are not errors and are never printed.
+/// Warnings are not errors and are never printed; the first CRC warning is
+/// kept so the caller can report the damaged chunk.
 static void on_warning(png_structp png, png_const_charp message) {
-    (void)png;
-    (void)message;
+    failure *f = (failure *)png_get_error_ptr(png);
+    if (f != NULL && f->warning[0] == '\0' && contains(message, "CRC")) {
+        snprintf(f->warning, sizeof f->warning, "%s", message);
+    }
 }
 
 // ---------------------------------------------------------------------------
@@ -146,6 +153,10 @@ void mpng_decoder_destroy(mpng_decoder *d) {
 
 const char *mpng_decoder_message(const mpng_decoder *d) {
     return d->failure.text;
+}
+
+const char *mpng_decoder_warning(const mpng_decoder *d) {
+    return d->failure.warning;
 }
 
 static mpng_status decoder_failed(mpng_decoder *d) {

@@ -1,4 +1,7 @@
 import CPNGBridge
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Limits applied to untrusted PNG files before anything is allocated for them.
 public struct PNGLimits: Sendable, Hashable {
@@ -35,7 +38,8 @@ public final class PNGDecoder {
     /// The header as libpng read it.
     public let header: PNGHeader
     /// A problem found after every row was delivered (for example a missing
-    /// IEND): the picture is complete, but the file is not.
+    /// IEND, or an ancillary chunk dropped for its bad CRC): the picture is
+    /// complete, but the file is not.
     public private(set) var trailingProblem: PNGError?
 
     private let bridge: OpaquePointer
@@ -94,8 +98,15 @@ public final class PNGDecoder {
         consumed = true
         let rowBytes = header.width * 4
         if header.isInterlaced {
-            let image = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: rowBytes * header.height)
-            defer { image.deallocate() }
+            // malloc rather than `allocate`: with a raised pixel limit the
+            // whole image can be gigabytes, and a failed `allocate` traps;
+            // a failed malloc is reported as this file's problem instead.
+            let (total, overflow) = rowBytes.multipliedReportingOverflow(by: header.height)
+            guard !overflow, let memory = malloc(max(total, 1)) else {
+                throw PNGError(.limitExceeded, "out of memory for a \(header.width)×\(header.height) interlaced image")
+            }
+            defer { free(memory) }
+            let image = UnsafeMutableBufferPointer(start: memory.assumingMemoryBound(to: UInt8.self), count: total)
             var rows = (0..<header.height).map { Optional(image.baseAddress! + $0 * rowBytes) }
             try check(mpng_decoder_read_image(bridge, &rows))
             for y in 0..<header.height {
@@ -110,7 +121,13 @@ public final class PNGDecoder {
             }
         }
         let status = mpng_decoder_finish(bridge)
-        if status != MPNG_OK { trailingProblem = Self.error(status, bridge) }
+        if status != MPNG_OK {
+            trailingProblem = Self.error(status, bridge)
+        } else if let warning = String(validatingCString: mpng_decoder_warning(bridge)), !warning.isEmpty {
+            // libpng dropped an ancillary chunk with a bad CRC: the picture is
+            // complete, but the file is damaged, so say so (as for a missing IEND).
+            trailingProblem = PNGError(.malformed, LibPNGMessage.humanReason(warning))
+        }
     }
 
     /// Decodes a whole in-memory PNG.
@@ -125,7 +142,9 @@ public final class PNGDecoder {
 
     private func decodeAll() throws -> DecodedImage {
         var pixels = [UInt8]()
-        pixels.reserveCapacity(header.width * header.height * 4)
+        // Reserve at most 64 MiB up front: the header's size is only a claim
+        // until the rows arrive, and a raised limit must not reserve gigabytes.
+        pixels.reserveCapacity(min(header.width * header.height * 4, 64 << 20))
         try readRows { _, row in pixels.append(contentsOf: row) }
         return DecodedImage(width: header.width, height: header.height, pixels: pixels)
     }

@@ -40,6 +40,9 @@ mpng_decoder *mpng_decoder_create_memory(const uint8_t *bytes, size_t count);
 void mpng_decoder_destroy(mpng_decoder *decoder);
 /// The last error's text (empty when none). Owned by the decoder.
 const char *mpng_decoder_message(const mpng_decoder *decoder);
+/// The first non-fatal CRC problem libpng met (an ancillary chunk with a bad
+/// CRC, dropped); empty when none. Owned by the decoder.
+const char *mpng_decoder_warning(const mpng_decoder *decoder);
 
 /// Reads the signature and every chunk up to the image data, rejects images
 /// wider or taller than the given maxima or over max_pixels, then sets up the

@@ -2,10 +2,11 @@
 """Generate Fixtures/goldens.txt for the PNGCodec conformance tests.
 
 The goldens are made with decoders that share no code with Masonry's PNGCodec
-(which sits on libpng): pypng (pure Python) and Pillow (its own zlib-based PNG
-decoder). Every valid PngSuite image is decoded to 8-bit RGBA exactly as
-SPEC.md section 2 says, by both, and the two results are compared. See
-GOLDENS.md for the rules and for where Pillow cannot be used as is.
+(which sits on libpng): pypng (pure Python; the digests come from it), Pillow
+(its own C PNG decoder) and a minimal from-scratch reader below. Every valid
+PngSuite image is decoded to 8-bit RGBA exactly as SPEC.md section 2 says, and
+the script stops if any two disagree. See GOLDENS.md for the rules and for
+where Pillow cannot be used as is (16-bit samples, low-bit grey tRNS).
 
 Usage:  pip install pillow numpy pypng
         python3 make_goldens.py [--check] [--dump DIR]
