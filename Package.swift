@@ -29,6 +29,7 @@ let package = Package(
         // Tests. TestSupport holds what several test targets share.
         .target(name: "TestSupport", dependencies: ["PNGCodec"], path: "Tests/TestSupport"),
         .testTarget(name: "PNGCodecTests", dependencies: ["PNGCodec", "TestSupport"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "MasonryLayoutTests", dependencies: ["MasonryLayout"]),
         .testTarget(name: "RasterTests", dependencies: ["Raster"], resources: [.copy("Fixtures")]),
         .testTarget(name: "MasonrySheetTests", dependencies: ["MasonrySheet", "PNGCodec", "Raster", "TestSupport"]),
     ],

@@ -33,7 +33,7 @@ enum CommandSettings {
         do {
             layout = try LayoutConfiguration(
                 width: number(.width, in: 1...LayoutLimits.maxLength),
-                columns: number(.columns, in: 1...LayoutLimits.maxLength),
+                columns: number(.columns, in: 1...LayoutLimits.maxColumns),
                 columnWidth: number(.columnWidth, in: 1...LayoutLimits.maxLength),
                 columnGap: number(.columnGap, in: 0...LayoutLimits.maxLength) ?? gap ?? 8,
                 rowGap: number(.rowGap, in: 0...LayoutLimits.maxLength) ?? gap ?? 8,

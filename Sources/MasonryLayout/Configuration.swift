@@ -12,9 +12,12 @@ public enum PlacementOrder: String, Sendable, CaseIterable, Codable {
 
 /// The bounds that keep every intermediate product of the layout inside `Int`.
 public enum LayoutLimits {
-    /// The largest accepted width, column width, column count, gap, inset, header or footer
-    /// height and `maxTileAspect`: 2^24 = 16 777 216. With it a tile is at most 2^48 px tall.
+    /// The largest accepted width, column width, gap, inset, header or footer height and
+    /// `maxTileAspect`: 2^24 = 16 777 216. With it a tile is at most 2^48 px tall.
     public static let maxLength = 1 << 24
+
+    /// The most columns a layout may have: 2^16 = 65 536 (each costs memory up front).
+    public static let maxColumns = 1 << 16
 
     /// The largest bottom edge (`maxY`) any element of a layout may have: 2^53, the largest
     /// integer that JSON readers using doubles still read exactly. Sheet heights stay below
@@ -81,8 +84,9 @@ public struct LayoutConfiguration: Sendable, Hashable {
     public static let defaultColumns = 4
 
     /// Validates the options and derives the missing one of width, columns and column width.
-    /// Every length must lie in `0 ... LayoutLimits.maxLength` (width, columns, column width and
-    /// `maxTileAspect` at least 1); `tolerance` may be any value from 0.
+    /// Every length must lie in `0 ... LayoutLimits.maxLength` (width, column width and
+    /// `maxTileAspect` at least 1), `columns` in `1 ... LayoutLimits.maxColumns`; `tolerance`
+    /// may be any value from 0.
     public init(
         width: Int? = nil,
         columns: Int? = nil,
@@ -98,7 +102,7 @@ public struct LayoutConfiguration: Sendable, Hashable {
         let positiveLength = 1 ... LayoutLimits.maxLength
         let checks: [LayoutError?] = [
             width.flatMap { LayoutError.check("width", $0, in: positiveLength) },
-            columns.flatMap { LayoutError.check("columns", $0, in: positiveLength) },
+            columns.flatMap { LayoutError.check("columns", $0, in: 1 ... LayoutLimits.maxColumns) },
             columnWidth.flatMap { LayoutError.check("columnWidth", $0, in: positiveLength) },
             LayoutError.check("columnGap", columnGap, in: length),
             LayoutError.check("rowGap", rowGap, in: length),
@@ -135,6 +139,9 @@ public struct LayoutConfiguration: Sendable, Hashable {
             let fitting = (w - horizontalInsets + columnGap) / (cw + columnGap)
             guard fitting >= 1 else {
                 throw LayoutError("a column of \(cw) px does not fit in width \(w) with insets \(insets.left) and \(insets.right)")
+            }
+            guard fitting <= LayoutLimits.maxColumns else {
+                throw LayoutError("columns of \(cw) px in width \(w) would be \(fitting) columns, more than the limit \(LayoutLimits.maxColumns)")
             }
             (resolvedWidth, resolvedColumns) = (w, fitting)
         case let (w, nil, nil):

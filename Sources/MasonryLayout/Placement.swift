@@ -2,16 +2,49 @@
 /// `MasonryLayout` and every section of `SectionedLayout`.
 
 /// One image's tile: where it sits on the sheet and where its picture is drawn.
+///
+/// Stored compactly (48 bytes instead of 80: a million tiles are 48 MB): horizontal values are
+/// at most `LayoutLimits.maxLength` (2^24), so they are kept as `Int32`.
 public struct PlacedTile: Sendable, Hashable {
     /// Position of the image in the layout's input order.
     public let index: Int
+    private let y: Int
+    private let height: Int
+    private let storedColumn: Int32
+    private let x: Int32
+    private let width: Int32
+    private let imageOffset: Int32
+    private let imageWidth: Int32
+
+    /// A tile at (`x`, `y`), `width` x `height`, whose picture is `imageWidth` wide and starts
+    /// `imageOffset` px right of `x`; horizontal values must lie in `0 ... LayoutLimits.maxLength`.
+    init(index: Int, column: Int, x: Int, y: Int, width: Int, height: Int, imageOffset: Int, imageWidth: Int) {
+        self.index = index
+        self.y = y
+        self.height = height
+        self.storedColumn = Int32(truncatingIfNeeded: column)
+        self.x = Int32(truncatingIfNeeded: x)
+        self.width = Int32(truncatingIfNeeded: width)
+        self.imageOffset = Int32(truncatingIfNeeded: imageOffset)
+        self.imageWidth = Int32(truncatingIfNeeded: imageWidth)
+    }
+
     /// The column (0-based, from the left) the tile was placed in.
-    public let column: Int
+    public var column: Int { Int(storedColumn) }
+
     /// The tile: the column's x and width, the column's bottom when placed, the tile height.
-    public let frame: LayoutRect
+    public var frame: LayoutRect {
+        LayoutRect(x: Int(x), y: y, width: Int(width), height: height)
+    }
+
     /// Where the picture is drawn: equal to `frame` unless the tile height was capped by
     /// `maxTileAspect`, in which case the picture is narrower and centred horizontally.
-    public let imageFrame: LayoutRect
+    public var imageFrame: LayoutRect {
+        LayoutRect(x: Int(x) + Int(imageOffset), y: y, width: Int(imageWidth), height: height)
+    }
+
+    /// The tile's top edge.
+    var minY: Int { y }
 }
 
 /// Why the core stopped placing: the image at `index` (in the stack's own numbering) could not be placed.
@@ -60,6 +93,12 @@ func tileHeight(columnWidth w: Int, sourceWidth sw: Int, sourceHeight sh: Int, c
     return (cap, max(1, Int(imageWidth)))
 }
 
+/// A tile as its column's list keeps it for queries: its bottom edge and its index.
+struct ColumnEntry: Sendable {
+    let bottom: Int
+    let index: Int
+}
+
 /// Columns growing downwards from `top`: places tiles, remembers them per column for
 /// queries, and tracks the content bottom. Appending costs only the new images.
 struct ColumnStack: Sendable {
@@ -68,10 +107,9 @@ struct ColumnStack: Sendable {
     let top: Int
     /// Every tile, in placement order (tile `i` has index `i`).
     private(set) var tiles: [PlacedTile] = []
-    /// For each column, the `maxY` of its tiles and their indices, both in placement order;
-    /// a column's tiles do not overlap, so both are increasing (used by the rect query).
-    private(set) var columnBottoms: [[Int]]
-    private(set) var columnTileIndices: [[Int]]
+    /// For each column, its tiles in placement order. A column's tiles do not overlap, so
+    /// their bottoms (and indices) increase along the list: the rect query searches it.
+    private(set) var columnEntries: [[ColumnEntry]]
     /// The largest `maxY` of any tile, or `top` when there are none.
     private(set) var contentBottom: Int
     /// A min-tree over the column bottoms B_c: leaf of column c at `leafBase + c`, node i has
@@ -93,8 +131,7 @@ struct ColumnStack: Sendable {
             tree[node] = min(tree[2 * node], tree[2 * node + 1])
         }
         self.bottomTree = tree
-        self.columnBottoms = Array(repeating: [], count: columns)
-        self.columnTileIndices = Array(repeating: [], count: columns)
+        self.columnEntries = Array(repeating: [], count: columns)
         self.contentBottom = top
     }
 
@@ -104,11 +141,10 @@ struct ColumnStack: Sendable {
     /// one stay placed and the failure is returned.
     mutating func place(_ sizes: UnsafeBufferPointer<LayoutSize>, strict: Bool) -> PlacementFailure? {
         let columns = configuration.columns
-        tiles.reserveCapacity(tiles.count + sizes.count)
+        tiles.reserveGeometrically(forAdditional: sizes.count)
         let expectedPerColumn = sizes.count / columns + 1
         for column in 0 ..< columns {
-            columnBottoms[column].reserveCapacity(columnBottoms[column].count + expectedPerColumn)
-            columnTileIndices[column].reserveCapacity(columnTileIndices[column].count + expectedPerColumn)
+            columnEntries[column].reserveGeometrically(forAdditional: expectedPerColumn)
         }
         for size in sizes {
             if strict && (size.width < 1 || size.height < 1) {
@@ -132,18 +168,16 @@ struct ColumnStack: Sendable {
         let (height, imageWidth) = tileHeight(
             columnWidth: width, sourceWidth: sourceWidth, sourceHeight: sourceHeight,
             cap: configuration.maxTileAspect &* width)
-        // y <= maxCoordinate + rowGap and height <= 2^48: the sums below cannot overflow.
+        // y is a column bottom: at most maxCoordinate plus a few 2^24 (a row gap, or a
+        // section's insets and header), and height <= 2^48: the sums cannot overflow.
         let bottom = y &+ height
         guard bottom <= LayoutLimits.maxCoordinate else {
             return PlacementFailure(index: index, reason: .beyondLimit(bottom: bottom))
         }
-        let frame = LayoutRect(x: x, y: y, width: width, height: height)
-        let imageFrame = imageWidth == width
-            ? frame
-            : LayoutRect(x: x &+ (width &- imageWidth) / 2, y: y, width: imageWidth, height: height)
-        tiles.append(PlacedTile(index: index, column: column, frame: frame, imageFrame: imageFrame))
-        columnBottoms[column].append(bottom)
-        columnTileIndices[column].append(index)
+        tiles.append(PlacedTile(
+            index: index, column: column, x: x, y: y, width: width, height: height,
+            imageOffset: (width &- imageWidth) / 2, imageWidth: imageWidth))
+        columnEntries[column].append(ColumnEntry(bottom: bottom, index: index))
         contentBottom = max(contentBottom, bottom)
         setBottom(bottom &+ configuration.rowGap, ofColumn: column)
         return nil
@@ -175,5 +209,15 @@ struct ColumnStack: Sendable {
             node >>= 1
             bottomTree[node] = min(bottomTree[2 &* node], bottomTree[2 &* node &+ 1])
         }
+    }
+}
+
+extension Array {
+    /// Makes room for `extra` more elements, at least doubling the capacity when it grows,
+    /// so that many small appends stay amortised O(1) per element (a plain
+    /// `reserveCapacity(count + extra)` would reallocate on every call).
+    mutating func reserveGeometrically(forAdditional extra: Int) {
+        let needed = count + extra
+        if needed > capacity { reserveCapacity(Swift.max(needed, 2 * capacity)) }
     }
 }

@@ -17,12 +17,11 @@ extension ColumnStack {
         var result: [Int] = []
         var runs = 0
         while column < xs.count && xs[column] < maxX {
-            let bottoms = columnBottoms[column]
-            let indices = columnTileIndices[column]
-            var position = firstIndex(count: bottoms.count) { bottoms[$0] > minY }
+            let entries = columnEntries[column]
+            var position = firstIndex(count: entries.count) { entries[$0].bottom > minY }
             let countBefore = result.count
-            while position < bottoms.count && tiles[indices[position]].frame.y < maxY {
-                result.append(indices[position])
+            while position < entries.count && tiles[entries[position].index].minY < maxY {
+                result.append(entries[position].index)
                 position += 1
             }
             if result.count > countBefore { runs += 1 }
