@@ -29,8 +29,8 @@ let package = Package(
         // Tests. TestSupport holds what several test targets share.
         .target(name: "TestSupport", dependencies: ["PNGCodec"], path: "Tests/TestSupport"),
         .testTarget(name: "PNGCodecTests", dependencies: ["PNGCodec", "TestSupport"], resources: [.copy("Fixtures")]),
-        .testTarget(name: "MasonryLayoutTests", dependencies: ["MasonryLayout"]),
-        .testTarget(name: "RasterTests", dependencies: ["Raster"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "MasonryLayoutTests", dependencies: ["MasonryLayout", "TestSupport"]),
+        .testTarget(name: "RasterTests", dependencies: ["Raster", "TestSupport"], resources: [.copy("Fixtures")]),
         .testTarget(name: "MasonrySheetTests", dependencies: ["MasonrySheet", "PNGCodec", "Raster", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]

@@ -87,6 +87,9 @@ public enum SheetPipeline {
 
         let sourceSizes = images.map { LayoutSize(width: $0.header.width, height: $0.header.height) }
         let layout = MasonryLayout(configuration: options.layout, sizes: sourceSizes)
+        guard layout.height <= Int(Int32.max) else {
+            throw SheetError("the sheet would be \(layout.height) px tall, over PNG's limit of \(Int32.max); use more columns or fewer images")
+        }
         let jobs = layout.tiles.map { tile in
             TileJob(index: tile.index, path: images[tile.index].path, sourceWidth: images[tile.index].header.width,
                     sourceHeight: images[tile.index].header.height, tile: tile)

@@ -5,7 +5,7 @@ import Testing
 @Suite struct FilterWeightsTests {
     /// Every output's weights sum exactly to one unit and its taps stay inside the input.
     @Test func weightsSumExactlyToOneWithinBounds() {
-        var generator = SeededGenerator(seed: SeededGenerator.testSeed)
+        var generator = SplitMix64(seed: SplitMix64.testSeed)
         for _ in 0..<300 {
             let source = Int.random(in: 1...5000, using: &generator), target = Int.random(in: 1...400, using: &generator)
             let plan = AxisPlan(sourceSize: source, targetSize: target)

@@ -1,4 +1,5 @@
 import Foundation
+@_exported import TestSupport
 import Testing
 @testable import Raster
 
@@ -77,28 +78,15 @@ struct TestImage: Equatable {
     }
 }
 
-/// SplitMix64: a small seeded generator, so property tests can be replayed from their seed.
-struct SeededGenerator: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
+extension SplitMix64 {
     /// The seed for property tests: `RASTER_TEST_SEED` if set, else a fixed default.
     static var testSeed: UInt64 {
         ProcessInfo.processInfo.environment["RASTER_TEST_SEED"].flatMap { UInt64($0) } ?? 20_240_601
     }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
 }
 
 /// A random straight RGBA image with opaque or varied alpha.
-func randomImage(width: Int, height: Int, opaque: Bool, using generator: inout SeededGenerator) -> TestImage {
+func randomImage(width: Int, height: Int, opaque: Bool, using generator: inout SplitMix64) -> TestImage {
     var pixels = (0..<width * height * 4).map { _ in UInt8.random(in: 0...255, using: &generator) }
     if opaque { for index in stride(from: 3, to: pixels.count, by: 4) { pixels[index] = 255 } }
     return TestImage(width: width, height: height, pixels: pixels)

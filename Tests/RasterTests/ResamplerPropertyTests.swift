@@ -4,8 +4,8 @@ import Testing
 @Suite struct ResamplerPropertyTests {
     /// A flat image, opaque or not, comes out exactly flat (premultiplied, rounded once).
     @Test func flatColourStaysExactlyFlat() {
-        let seed = SeededGenerator.testSeed
-        var generator = SeededGenerator(seed: seed)
+        let seed = SplitMix64.testSeed
+        var generator = SplitMix64(seed: seed)
         for _ in 0..<50 {
             let width = Int.random(in: 1...130, using: &generator), height = Int.random(in: 1...130, using: &generator)
             let toWidth = Int.random(in: 1...160, using: &generator), toHeight = Int.random(in: 1...160, using: &generator)
@@ -36,7 +36,7 @@ import Testing
     /// Resampling to the same size returns the premultiplied input unchanged.
     @Test(arguments: [(1, 1), (1, 17), (17, 1), (33, 20)])
     func sameSizeIsIdentity(width: Int, height: Int) {
-        var generator = SeededGenerator(seed: SeededGenerator.testSeed)
+        var generator = SplitMix64(seed: SplitMix64.testSeed)
         let image = randomImage(width: width, height: height, opaque: false, using: &generator)
         let premultiplied = image.pixels.indices.map { index in
             index % 4 == 3 ? image.pixels[index]
@@ -68,7 +68,7 @@ import Testing
     /// reused buffer gives the in-memory result (nothing keeps a source row).
     @Test(arguments: [(300, 200, 29, 19), (40, 30, 90, 70), (31, 333, 7, 50), (5, 5, 1, 1)])
     func streamingEqualsInMemory(width: Int, height: Int, toWidth: Int, toHeight: Int) {
-        var generator = SeededGenerator(seed: SeededGenerator.testSeed)
+        var generator = SplitMix64(seed: SplitMix64.testSeed)
         let image = randomImage(width: width, height: height, opaque: false, using: &generator)
         let resampler = StreamingResampler(sourceWidth: width, sourceHeight: height, targetWidth: toWidth, targetHeight: toHeight)
         var scratch = [UInt8](repeating: 0, count: width * 4)
@@ -106,7 +106,7 @@ import Testing
     @Test(arguments: [(97, 61, UInt64(13_113_175_833_315_881_282)), (290, 218, 377_571_721_551_550_936),
                        (13, 9, 16_405_487_177_893_291_769), (1, 1, 8_454_744_785_738_226_712)])
     func outputIsDeterministic(toWidth: Int, toHeight: Int, digest: UInt64) {
-        var generator = SeededGenerator(seed: 7)
+        var generator = SplitMix64(seed: 7)
         let image = randomImage(width: 300, height: 250, opaque: false, using: &generator)
         let first = image.resampled(toWidth: toWidth, toHeight: toHeight)
         #expect(first == image.resampled(toWidth: toWidth, toHeight: toHeight))
