@@ -6,6 +6,7 @@
 #include <png.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -176,8 +177,8 @@ static void request_rgba8(png_structp png, png_infop info) {
     }
 }
 
-mpng_status mpng_decoder_start(mpng_decoder *d, uint64_t max_pixels, size_t max_chunk_bytes,
-                               mpng_image_info *out) {
+mpng_status mpng_decoder_start(mpng_decoder *d, uint64_t max_pixels, uint64_t max_width,
+                               size_t max_chunk_bytes, mpng_image_info *out) {
     if (d->started) {
         failure_set(&d->failure, MPNG_USAGE, "decoder already started");
         return MPNG_USAGE;
@@ -201,14 +202,47 @@ mpng_status mpng_decoder_start(mpng_decoder *d, uint64_t max_pixels, size_t max_
     uint64_t height = png_get_image_height(png, info);
     if (width * height > max_pixels) {
         char text[MESSAGE_CAPACITY];
-        snprintf(text, sizeof text, "image is %llux%llu, over the %llu-pixel limit",
+        snprintf(text, sizeof text, "image is %llu\u00d7%llu, over the %llu-pixel limit",
                  (unsigned long long)width, (unsigned long long)height,
                  (unsigned long long)max_pixels);
         failure_set(&d->failure, MPNG_LIMIT, text);
         return MPNG_LIMIT;
     }
+    // Every buffer of a row-streaming decode (libpng's rows, ours, the
+    // resampler's) grows with the width, so the width has its own cap.
+    if (width > max_width) {
+        char text[MESSAGE_CAPACITY];
+        snprintf(text, sizeof text, "image is %llu px wide, over the %llu-pixel width limit",
+                 (unsigned long long)width, (unsigned long long)max_width);
+        failure_set(&d->failure, MPNG_LIMIT, text);
+        return MPNG_LIMIT;
+    }
     int bit_depth = png_get_bit_depth(png, info);
     int color_type = png_get_color_type(png, info);
+
+    // A header can claim far more image data than the file could ever hold:
+    // a 60-byte file saying 2147483647x2 made png_read_update_info allocate
+    // and memset two 8 GiB row buffers (seconds and gigabytes before the
+    // first byte of image data was read). Deflate cannot expand more than
+    // 1032:1 (a 258-byte match costs at least 2 bits), and every image row,
+    // interlaced or not, is at least ceil(width * bits per pixel / 8) bytes
+    // before compression, so such a file is certainly truncated: say so
+    // before anything is allocated for it.
+    uint64_t source_size = d->memory_count;
+    if (d->fd >= 0) {
+        struct stat status;
+        source_size = fstat(d->fd, &status) == 0 && status.st_size > 0 ? (uint64_t)status.st_size : 0;
+    }
+    uint64_t row_bytes = (width * (uint64_t)bit_depth * png_get_channels(png, info) + 7) / 8;
+    uint64_t most_inflated = source_size * 1032 + 1024;
+    if (row_bytes > 0 && height > most_inflated / row_bytes) {
+        char text[MESSAGE_CAPACITY];
+        snprintf(text, sizeof text, "truncated image data (a %llu\u00d7%llu image cannot fit in %llu bytes)",
+                 (unsigned long long)width, (unsigned long long)height, (unsigned long long)source_size);
+        failure_set(&d->failure, MPNG_MALFORMED, text);
+        return MPNG_MALFORMED;
+    }
+
     request_rgba8(png, info);
     int interlaced = png_get_interlace_type(png, info) != PNG_INTERLACE_NONE;
     if (interlaced) png_set_interlace_handling(png);

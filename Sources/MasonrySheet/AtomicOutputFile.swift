@@ -22,6 +22,13 @@ public final class AtomicOutputFile {
         if target.withCString({ stat($0, &status) }) == 0, status.st_mode & S_IFMT == S_IFDIR {
             throw SheetError("cannot write \(target.displayName): it is a folder")
         }
+        // The rename in `commit()` replaces whatever the target name points at.
+        // For a device, FIFO or socket (`-o /dev/null` as root) that would
+        // swap the node itself for a PNG file, so only regular files (or
+        // links to them) may be replaced.
+        if target.withCString({ stat($0, &status) }) == 0, status.st_mode & S_IFMT != S_IFREG {
+            throw SheetError("cannot write \(target.displayName): it is not a regular file")
+        }
         let folder = target.parent
         var name = Array(".".utf8) + target.lastComponent + Array(".masonry-\(getpid())-".utf8)
         name += Array(String(UInt32.random(in: 0...UInt32.max), radix: 36).utf8) + Array(".tmp".utf8)

@@ -8,14 +8,31 @@ public struct PNGLimits: Sendable, Hashable {
     /// The most pixels (width × height) an image may have. The default,
     /// 178,956,970, keeps one RGBA8 image under 2^31 bytes.
     public var maxPixels: Int
+    /// The widest image accepted: row buffers grow with the width, so a
+    /// 178956970×1 image (within the pixel limit) would still cost gigabytes.
+    public var maxWidth: Int
     /// The most bytes libpng may allocate for any one ancillary chunk.
     public var maxChunkBytes: Int
 
     public static let defaultMaxPixels = 178_956_970
+    public static let defaultMaxWidth = 1 << 20
 
-    public init(maxPixels: Int = PNGLimits.defaultMaxPixels, maxChunkBytes: Int = 4 << 20) {
+    public init(maxPixels: Int = PNGLimits.defaultMaxPixels, maxWidth: Int = PNGLimits.defaultMaxWidth,
+                maxChunkBytes: Int = 4 << 20) {
         self.maxPixels = maxPixels
+        self.maxWidth = maxWidth
         self.maxChunkBytes = maxChunkBytes
+    }
+
+    /// Why an image of this size is refused, or nil when it is within the limits.
+    public func refusal(width: Int, height: Int) -> PNGError? {
+        if width.multipliedReportingOverflow(by: height).partialValue > maxPixels || width > maxPixels {
+            return PNGError(.limitExceeded, "image is \(width)×\(height), over the \(maxPixels)-pixel limit")
+        }
+        if width > maxWidth {
+            return PNGError(.limitExceeded, "image is \(width) px wide, over the \(maxWidth)-pixel width limit")
+        }
+        return nil
     }
 }
 
@@ -74,7 +91,8 @@ public final class PNGDecoder {
         self.bridge = bridge
         self.source = source
         var info = mpng_image_info()
-        let status = mpng_decoder_start(bridge, UInt64(max(limits.maxPixels, 0)), max(limits.maxChunkBytes, 0), &info)
+        let status = mpng_decoder_start(bridge, UInt64(max(limits.maxPixels, 0)), UInt64(max(limits.maxWidth, 0)),
+                                        max(limits.maxChunkBytes, 0), &info)
         if status != MPNG_OK {
             let error = Self.error(status, bridge)
             mpng_decoder_destroy(bridge)

@@ -45,10 +45,10 @@ const char *mpng_decoder_message(const mpng_decoder *decoder);
 const char *mpng_decoder_warning(const mpng_decoder *decoder);
 
 /// Reads the signature and every chunk up to the image data, rejects images
-/// wider or taller than the given maxima or over max_pixels, then sets up the
-/// transformations to 8-bit RGBA. max_chunk_bytes caps any ancillary-chunk
-/// allocation.
-mpng_status mpng_decoder_start(mpng_decoder *decoder, uint64_t max_pixels,
+/// over max_pixels or wider than max_width, and files too short to hold the
+/// image data their header claims, then sets up the transformations to 8-bit
+/// RGBA. max_chunk_bytes caps any ancillary-chunk allocation.
+mpng_status mpng_decoder_start(mpng_decoder *decoder, uint64_t max_pixels, uint64_t max_width,
                                size_t max_chunk_bytes, mpng_image_info *info);
 /// Non-interlaced images: reads the next row as RGBA8 (width * 4 bytes).
 mpng_status mpng_decoder_read_row(mpng_decoder *decoder, uint8_t *row);
