@@ -49,7 +49,8 @@ enum CommandSettings {
         var options = SheetOptions(layout: layout)
         if let text = values[.background] {
             do { options.background = try RGBA8Color(parsing: text) } catch {
-                throw UsageError("Invalid value '\(text)' for '--background <color>': \(error)")
+                throw UsageError("Invalid value '\(RawPath(text).displayName)' for '--background <color>': "
+                                 + RawPath(String(describing: error)).displayName)
             }
         }
         if let text = values[.sort] {
@@ -117,6 +118,6 @@ enum CommandSettings {
 
     private static func invalid(_ key: OptionSpec.Key, _ text: String, _ why: String) -> UsageError {
         let spec = optionTable.first { $0.key == key }!
-        return UsageError("Invalid value '\(text)' for '\(ArgumentParser.displayName(of: spec))': \(why)")
+        return UsageError("Invalid value '\(RawPath(text).displayName)' for '\(ArgumentParser.displayName(of: spec))': \(why)")
     }
 }

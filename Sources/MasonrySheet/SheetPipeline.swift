@@ -145,10 +145,7 @@ public enum SheetPipeline {
             var prefix = [UInt8](repeating: 0, count: PNGHeader.byteCount)
             let count = try file.readPrefix(into: &prefix)
             let header = try PNGHeader(parsing: Array(prefix[..<count]))
-            guard header.pixelCount <= limits.maxPixels else {
-                return .failure(PNGError(.limitExceeded,
-                                         "image is \(header.width)×\(header.height), over the \(limits.maxPixels)-pixel limit"))
-            }
+            if let refusal = limits.refusal(width: header.width, height: header.height) { return .failure(refusal) }
             return .success(header)
         } catch {
             return .failure(error)

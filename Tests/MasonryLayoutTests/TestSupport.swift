@@ -2,8 +2,6 @@ import MasonryLayout
 @_exported import TestSupport
 
 extension SplitMix64 {
-    mutating func int(_ range: ClosedRange<Int>) -> Int { Int.random(in: range, using: &self) }
-
     mutating func chance(_ percent: Int) -> Bool { int(0 ... 99) < percent }
 }
 

@@ -153,7 +153,7 @@ struct PNGLimitsTests {
         // length 0x7FFFFFFF, type tEXt, then only a few bytes before the file ends.
         let liar = PNGBytes.be32(0x7FFF_FFFF) + Array("tEXt".utf8) + Array("Comment\0hello".utf8)
         let bytes = place == .beforeIDAT
-            ? Array(PNGBytes.rgba8(width: 2, height: 1, pixels: pixels, extraBeforeIDAT: liar))
+            ? Array(PNGBytes.rgba8(width: 2, height: 1, pixels: pixels, beforeIDAT: liar))
             : Array(PNGBytes.rgba8(width: 2, height: 1, pixels: pixels).dropLast(12)) + liar
         let ((outcome, stderrText), growth) = ProcessMemory.measuring {
             capturingStderr { () -> String in

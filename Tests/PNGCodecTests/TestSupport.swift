@@ -72,58 +72,6 @@ struct Golden: Sendable {
     static var rejectNames: [String] { all.filter(\.mustReject).map(\.name) }
 }
 
-// MARK: - Building PNG bytes by hand
-
-enum PNGBytes {
-    static let signature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
-
-    static func be32(_ v: UInt32) -> [UInt8] {
-        [UInt8(v >> 24), UInt8((v >> 16) & 0xFF), UInt8((v >> 8) & 0xFF), UInt8(v & 0xFF)]
-    }
-
-    /// length + type + data + CRC(type + data).
-    static func chunk(_ type: String, _ data: [UInt8] = []) -> [UInt8] {
-        let typeBytes = Array(type.utf8)
-        return be32(UInt32(data.count)) + typeBytes + data + be32(Checksum.crc32(typeBytes + data))
-    }
-
-    static func ihdrData(width: UInt32, height: UInt32, bitDepth: UInt8 = 8, colorType: UInt8 = 6,
-                         interlace: UInt8 = 0) -> [UInt8] {
-        be32(width) + be32(height) + [bitDepth, colorType, 0, 0, interlace]
-    }
-
-    static func ihdr(width: UInt32, height: UInt32, bitDepth: UInt8 = 8, colorType: UInt8 = 6,
-                     interlace: UInt8 = 0) -> [UInt8] {
-        chunk("IHDR", ihdrData(width: width, height: height, bitDepth: bitDepth, colorType: colorType, interlace: interlace))
-    }
-
-    /// A zlib stream of stored (uncompressed) deflate blocks.
-    static func zlibStored(_ data: [UInt8]) -> [UInt8] {
-        var out: [UInt8] = [0x78, 0x01]
-        var offset = 0
-        repeat {
-            let n = min(65535, data.count - offset)
-            let final: UInt8 = offset + n == data.count ? 1 : 0
-            out += [final, UInt8(n & 0xFF), UInt8(n >> 8), UInt8(~n & 0xFF), UInt8((~n >> 8) & 0xFF)]
-            out += data[offset ..< offset + n]
-            offset += n
-        } while offset < data.count
-        return out + be32(Checksum.adler32(data))
-    }
-
-    /// A complete, valid PNG of 8-bit RGBA pixels (filter 0, stored deflate).
-    static func rgba8(width: Int, height: Int, pixels: [UInt8], extraBeforeIDAT: [UInt8] = [],
-                      extraAfterIDAT: [UInt8] = []) -> [UInt8] {
-        var raw: [UInt8] = []
-        for y in 0..<height {
-            raw.append(0)
-            raw += pixels[y * width * 4 ..< (y + 1) * width * 4]
-        }
-        return signature + ihdr(width: UInt32(width), height: UInt32(height)) + extraBeforeIDAT
-            + chunk("IDAT", zlibStored(raw)) + extraAfterIDAT + chunk("IEND")
-    }
-}
-
 // MARK: - Process state: stderr and memory
 
 /// Runs `body` with file descriptor 2 pointed at a temporary file and returns

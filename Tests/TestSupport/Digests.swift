@@ -116,6 +116,10 @@ public struct SplitMix64: RandomNumberGenerator {
         return z ^ (z >> 31)
     }
 
+    public mutating func int(_ range: ClosedRange<Int>) -> Int { Int.random(in: range, using: &self) }
+    public mutating func byte() -> UInt8 { UInt8(truncatingIfNeeded: next()) }
+    public mutating func bytes(_ count: Int) -> [UInt8] { (0..<count).map { _ in byte() } }
+
     /// The suite's seed: `MASONRY_TEST_SEED` (decimal or 0x-hex) or a fixed default.
     public static let suiteSeed: UInt64 = {
         if let text = ProcessInfo.processInfo.environment["MASONRY_TEST_SEED"] {
