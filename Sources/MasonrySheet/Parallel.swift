@@ -3,19 +3,39 @@ import Foundation
 
 /// Runs `body(i)` for every i in 0..<count on up to `jobs` threads and
 /// returns the results in index order (so the output never depends on the
-/// thread count).
-func parallelMap<Result: Sendable>(count: Int, jobs: Int, _ body: @Sendable (Int) -> Result) -> [Result] {
+/// thread count). Plain threads rather than `concurrentPerform`, which was
+/// seen running its iterations one after another on this 2-core machine.
+func parallelMap<Result: Sendable>(count: Int, jobs: Int, _ body: @escaping @Sendable (Int) -> Result) -> [Result] {
     guard count > 0 else { return [] }
     let results = UnsafeMutableBufferPointer<Result?>.allocate(capacity: count)
     results.initialize(repeating: nil)
     defer { results.deallocate() }
     let slots = SharedSlots(results)
-    let chunks = min(count, max(1, jobs) * 8)
-    DispatchQueue.concurrentPerform(iterations: chunks) { chunk in
-        let range = (chunk * count / chunks) ..< ((chunk + 1) * count / chunks)
-        for index in range { slots.buffer[index] = body(index) }
-    }
+    let next = WorkCounter()
+    let chunk = max(1, min(256, count / max(1, jobs * 8)))
+    startThreads(min(max(1, jobs), (count + chunk - 1) / chunk)) { _ in
+        while let range = next.claim(chunk, of: count) {
+            for index in range { slots.buffer[index] = body(index) }
+        }
+    }.wait()
     return results.map { $0! }
+}
+
+/// Hands out consecutive index ranges to threads.
+final class WorkCounter: @unchecked Sendable {
+    // @unchecked Sendable: `next` is only touched while holding `lock`.
+    private let lock = NSLock()
+    private var next = 0
+
+    /// The next `size` indices below `count`, or nil when none are left.
+    func claim(_ size: Int, of count: Int) -> Range<Int>? {
+        lock.withLock {
+            guard next < count else { return nil }
+            let range = next ..< min(count, next + size)
+            next = range.upperBound
+            return range
+        }
+    }
 }
 
 /// A buffer whose disjoint slots are written by different threads.

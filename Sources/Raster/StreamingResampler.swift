@@ -37,9 +37,9 @@ public final class StreamingResampler {
 
     // Working buffers, allocated once. Premultiplied samples are in 0...maxSample, and one
     // SIMD4<Int32> holds a pixel's R, G, B, A.
-    /// Sums of up to `vertical.shrinkFactor` premultiplied source rows, planar (R, G, B and A
-    /// planes of `sourceWidth` each) so that adding a row vectorises.
-    private let columnSums: UnsafeMutableBufferPointer<Int32>
+    /// Block sums of the current group of up to `vertical.shrinkFactor` premultiplied source
+    /// rows: one pixel per shrunk column, each summing its `horizontal.shrinkFactor` pixels.
+    private let columnSums: UnsafeMutableBufferPointer<SIMD4<Int>>
     /// One box-shrunk row (`horizontal.shrunkSize` pixels).
     private let shrunkRow: UnsafeMutableBufferPointer<SIMD4<Int32>>
     /// Fixed-point 1 / (block width * `reciprocalsGroupHeight`) per shrunk column.
@@ -69,8 +69,8 @@ public final class StreamingResampler {
             precondition(plan.filter.maxAbsoluteWeightSum * Int(Self.maxSample) + (255 << 13) <= Int(Int32.max),
                          "filter weights too large for 32-bit sums")
         }
-        columnSums = .allocate(capacity: 4 * sourceWidth)
-        columnSums.initialize(repeating: 0)
+        columnSums = .allocate(capacity: horizontal.shrunkSize)
+        columnSums.initialize(repeating: .zero)
         shrunkRow = .allocate(capacity: horizontal.shrunkSize)
         shrunkRow.initialize(repeating: .zero)
         blockReciprocals = .allocate(capacity: horizontal.shrunkSize)
@@ -118,26 +118,48 @@ public final class StreamingResampler {
         }
     }
 
-    /// Adds one straight RGBA8 row, premultiplied, into `columnSums`.
+    /// Adds one straight RGBA8 row, premultiplied, into the block sums (one SIMD4<Int> per
+    /// shrunk column, summing its block of `horizontal.shrinkFactor` pixels). The
+    /// same integer sums as the planar column sums + block sums, in one pass; with no shrink
+    /// on either axis the premultiplied pixels go straight into `shrunkRow`.
     private func addPremultiplied(_ row: UnsafeBufferPointer<UInt8>) {
-        let width = sourceWidth
-        // Unsafe hot loop: row.count == 4 * width was checked; each plane holds `width` sums.
-        // Each sum gathers at most AxisPlan.maxShrinkFactor samples <= 255 * 255: no overflow.
+        let width = sourceWidth, blockWidth = horizontal.shrinkFactor
         let source = row.baseAddress!
-        let red = columnSums.baseAddress!, green = red + width, blue = green + width, alpha = blue + width
-        for x in 0..<width {
-            let a = Int32(source[4 &* x &+ 3])
-            red[x] &+= Int32(source[4 &* x]) &* a
-            green[x] &+= Int32(source[4 &* x &+ 1]) &* a
-            blue[x] &+= Int32(source[4 &* x &+ 2]) &* a
-            alpha[x] &+= a &* 255
+        if blockWidth == 1 && vertical.shrinkFactor == 1 {
+            let shrunk = shrunkRow.baseAddress!
+            for x in 0..<width {
+                let a = Int32(source[4 &* x &+ 3])
+                shrunk[x] = SIMD4(Int32(source[4 &* x]), Int32(source[4 &* x &+ 1]), Int32(source[4 &* x &+ 2]), 255) &* a
+            }
+            return
+        }
+        let sums = columnSums.baseAddress!
+        if blockWidth == 1 {
+            for x in 0..<width {
+                let a = Int32(source[4 &* x &+ 3])
+                let p = SIMD4(Int32(source[4 &* x]), Int32(source[4 &* x &+ 1]), Int32(source[4 &* x &+ 2]), 255) &* a
+                sums[x] &+= SIMD4<Int>(truncatingIfNeeded: p)
+            }
+            return
+        }
+        var x = 0
+        for column in 0..<horizontal.shrunkSize {
+            let end = min(x &+ blockWidth, width)
+            var block = SIMD4<Int32>.zero   // at most 32768 * 65025 < 2^31
+            while x < end {
+                let a = Int32(source[4 &* x &+ 3])
+                block &+= SIMD4(Int32(source[4 &* x]), Int32(source[4 &* x &+ 1]), Int32(source[4 &* x &+ 2]), 255) &* a
+                x &+= 1
+            }
+            sums[column] &+= SIMD4<Int>(truncatingIfNeeded: block)
         }
     }
 
-    /// Turns the column sums of the current group of rows into one box-shrunk row
+    /// Turns the block sums of the current group of rows into one box-shrunk row
     /// (block averages, rounded) and clears the sums for the next group.
     private func shrinkGroup() {
         let blockWidth = horizontal.shrinkFactor, width = sourceWidth, shrunkWidth = horizontal.shrunkSize
+        if blockWidth == 1 && vertical.shrinkFactor == 1 { rowsInGroup = 0; return }   // shrunkRow already filled
         if reciprocalsGroupHeight != rowsInGroup {
             reciprocalsGroupHeight = rowsInGroup
             for column in 0..<shrunkWidth {
@@ -146,21 +168,14 @@ public final class StreamingResampler {
             }
         }
         rowsInGroup = 0
-        // Unsafe hot loop: the planes hold `width` sums each, blocks end within `width`. A
-        // block sum is at most pixelCount * 255^2 <= 2^30 * 65025, its product with the
-        // reciprocal at most about 65025 * 2^46 < 2^63; for a flat block the average is exact.
-        let red = columnSums.baseAddress!, green = red + width, blue = green + width, alpha = blue + width
+        let sums = columnSums.baseAddress!
         let shrunk = shrunkRow.baseAddress!, reciprocals = blockReciprocals.baseAddress!
         let half = SIMD4<Int>(repeating: 1 << (Self.reciprocalBits - 1))
         for column in 0..<shrunkWidth {
-            var blockSum = SIMD4<Int>.zero
-            for x in column &* blockWidth ..< min(column &* blockWidth &+ blockWidth, width) {
-                blockSum &+= SIMD4(Int(red[x]), Int(green[x]), Int(blue[x]), Int(alpha[x]))
-            }
-            let average = (blockSum &* reciprocals[column] &+ half) &>> Self.reciprocalBits
+            let average = (sums[column] &* reciprocals[column] &+ half) &>> Self.reciprocalBits
             shrunk[column] = SIMD4(truncatingIfNeeded: average)
         }
-        red.update(repeating: 0, count: 4 * width)
+        sums.update(repeating: .zero, count: shrunkWidth)
     }
 
     /// Filters `shrunkRow` horizontally into `reducedRows`, starting at pixel `offset`.

@@ -38,7 +38,7 @@ final class ScratchFolder {
         var template = Array("/tmp/masonry-hostile-\(label)-XXXXXX".utf8CString)
         let made = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
         precondition(made != nil, "mkdtemp failed")
-        path = String(cString: template)
+        path = String(decoding: template.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     func sub(_ name: String) -> String { path + "/" + name }
