@@ -53,7 +53,7 @@ struct Manifest {
 }
 
 /// The few JSON shapes the manifest needs, with keys kept in the given order.
-enum JSON {
+public enum JSON {
     case int(Int)
     case string(String)
     case object([(String, JSON)])
@@ -67,7 +67,8 @@ enum JSON {
         }
     }
 
-    static func quoted(_ text: String) -> String {
+    /// `text` as a JSON string literal (quotes, backslashes and control characters escaped).
+    public static func quoted(_ text: String) -> String {
         var out = "\""
         for scalar in text.unicodeScalars {
             switch scalar {

@@ -1,0 +1,421 @@
+// masonry-bench: measures every stage of a contact sheet against the decoder's floor.
+//
+//   swift run -c release masonry-bench [--quick] [--json path] [--corpus dir] [--runs n]
+//                                      [--masonry path] [--sweep] [--skip-huge]
+//
+// A sheet of N PNGs cannot be made faster than decoding those N PNGs on all cores: that is
+// the floor every other number is compared with. Method and results: Notes/performance.md.
+import Foundation
+import MasonryLayout
+import MasonrySheet
+import PNGCodec
+import Raster
+import TestSupport
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#endif
+
+// MARK: Options
+
+struct BenchOptions {
+    var quick = false
+    var json: String?
+    var corpus: String?
+    var runs: Int?
+    var masonry: String?
+    var sweep = false
+    var skipHuge = false
+    var floorOnly = false
+    var seed: UInt64 = 20_240_601
+}
+
+func parseOptions() -> BenchOptions {
+    var options = BenchOptions()
+    var arguments = CommandLine.arguments.dropFirst().makeIterator()
+    func value(_ name: String) -> String {
+        guard let value = arguments.next() else { fail("\(name) needs a value") }
+        return value
+    }
+    while let argument = arguments.next() {
+        switch argument {
+        case "--quick": options.quick = true
+        case "--json": options.json = value(argument)
+        case "--corpus": options.corpus = value(argument)
+        case "--runs": options.runs = Int(value(argument)) ?? { fail("--runs needs a number") }()
+        case "--masonry": options.masonry = value(argument)
+        case "--seed": options.seed = UInt64(value(argument)) ?? { fail("--seed needs a number") }()
+        case "--sweep": options.sweep = true
+        case "--skip-huge": options.skipHuge = true
+        case "--floor-only": options.floorOnly = true
+        case "-h", "--help":
+            print("""
+            usage: masonry-bench [--quick] [--json path] [--corpus dir] [--runs n] [--masonry path]
+                                 [--seed n] [--sweep] [--skip-huge]
+              --quick      small corpus (48 images up to 2000 px, 8000² huge input): under a minute
+              --json       also write the results as JSON
+              --corpus     corpus folder [.build/bench-corpus or .build/bench-corpus-quick]
+              --runs       measured runs per stage [quick 3, full 5]; one warm-up run precedes them
+              --masonry    the masonry executable [the one next to this binary]
+              --sweep      also time more zlib level/strategy/filter choices on the sheet
+              --skip-huge  skip the 20000×20000 peak-RSS run
+            """)
+            exit(0)
+        default: fail("unknown argument \(argument) (see --help)")
+        }
+    }
+    return options
+}
+
+func fail(_ message: String) -> Never {
+    FileHandle.standardError.write(Data("masonry-bench: \(message)\n".utf8))
+    exit(1)
+}
+
+func log(_ message: String) {
+    FileHandle.standardError.write(Data("[\(String(format: "%7.1f", now() - benchStart)) s] \(message)\n".utf8))
+}
+
+// MARK: Results
+
+struct ResultRow {
+    let stage: String
+    let metric: String
+    let value: Double
+    let unit: String
+    var spread: Double? = nil
+    var goal: String? = nil
+    var pass: Bool? = nil
+    var note: String = ""
+}
+
+nonisolated(unsafe) var results: [ResultRow] = []   // touched only from the main thread
+func record(_ row: ResultRow) {
+    results.append(row)
+    let status = row.pass.map { $0 ? "ok" : "MISS" } ?? ""
+    log("\(row.stage) / \(row.metric): \(format(row.value)) \(row.unit) \(status)")
+}
+
+func format(_ value: Double) -> String {
+    if value == 0 { return "0" }
+    let magnitude = abs(value)
+    if magnitude >= 1000 { return String(format: "%.0f", value) }
+    if magnitude >= 100 { return String(format: "%.1f", value) }
+    if magnitude >= 1 { return String(format: "%.2f", value) }
+    return String(format: "%.3f", value)
+}
+
+func printTable() {
+    let header = ["stage", "metric", "median", "unit", "spread", "goal", ""]
+    let rows = results.map { row in
+        [row.stage, row.metric, format(row.value), row.unit, row.spread.map { String(format: "±%.0f%%", $0 / 2) } ?? "",
+         row.goal ?? "", row.pass.map { $0 ? "ok" : "MISS" } ?? ""]
+    }
+    var widths = header.map(\.count)
+    for row in rows { for (i, cell) in row.enumerated() { widths[i] = max(widths[i], cell.count) } }
+    func line(_ cells: [String]) -> String {
+        cells.enumerated().map { i, cell in
+            i == 2 ? String(repeating: " ", count: widths[i] - cell.count) + cell
+                   : cell + String(repeating: " ", count: widths[i] - cell.count)
+        }.joined(separator: "  ").trimmingCharacters(in: .whitespaces)
+    }
+    print(line(header))
+    print(widths.map { String(repeating: "-", count: $0) }.joined(separator: "  "))
+    for row in rows { print(line(row)) }
+}
+
+func writeJSON(to path: String, context: [(String, String)]) throws {
+    func number(_ value: Double) -> String { value.isFinite ? String(format: "%.6g", value) : "null" }
+    var text = "{\n  \"context\": {"
+    text += context.map { "\(JSON.quoted($0.0)): \(JSON.quoted($0.1))" }.joined(separator: ", ") + "},\n  \"results\": [\n"
+    text += results.map { row in
+        var fields = ["\"stage\": \(JSON.quoted(row.stage))", "\"metric\": \(JSON.quoted(row.metric))",
+                      "\"value\": \(number(row.value))", "\"unit\": \(JSON.quoted(row.unit))"]
+        if let spread = row.spread { fields.append("\"spreadPercent\": \(number(spread))") }
+        if let goal = row.goal { fields.append("\"goal\": \(JSON.quoted(goal))") }
+        if let pass = row.pass { fields.append("\"pass\": \(pass)") }
+        if !row.note.isEmpty { fields.append("\"note\": \(JSON.quoted(row.note))") }
+        return "    {" + fields.joined(separator: ", ") + "}"
+    }.joined(separator: ",\n")
+    text += "\n  ]\n}\n"
+    try text.write(toFile: path, atomically: true, encoding: .utf8)
+}
+
+// MARK: Stages
+
+func listPNGs(_ folder: String) -> [String] {
+    ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [])
+        .filter { $0.hasSuffix(".png") }.sorted().map { folder + "/" + $0 }
+}
+
+func readHeader(_ path: String) throws -> PNGHeader {
+    let file = try InputFile(path: path)
+    var prefix = [UInt8](repeating: 0, count: PNGHeader.byteCount)
+    let count = try file.readPrefix(into: &prefix)
+    return try PNGHeader(parsing: Array(prefix[..<count]))
+}
+
+/// Decodes a file to RGBA8 row by row and discards the rows; returns its pixel count.
+func decodeAndDiscard(_ path: String) throws -> Int {
+    let decoder = try PNGDecoder(file: InputFile(path: path))
+    var sink: UInt8 = 0
+    try decoder.readRows { _, row in sink &+= row[row.count - 1] }
+    if sink == 1 { FileHandle.nullDevice.write(Data([sink])) }   // keep the read observable
+    return decoder.header.pixelCount
+}
+
+func headerPass(folder: String, runs: Int, cores: Int) throws {
+    let paths = listPNGs(folder)
+    guard !paths.isEmpty else { throw BenchError("no files in \(folder)") }
+    let single = try measure(runs: runs) { for path in paths { _ = try readHeader(path) } }
+    record(ResultRow(stage: "headers", metric: "\(paths.count) files, 1 thread", value: Double(paths.count) / single.median,
+                     unit: "files/s", spread: single.spreadPercent))
+    let all = measure(runs: runs) {
+        _ = runParallel(count: cores * 8, threads: cores) { chunk in
+            for index in (chunk * paths.count / (cores * 8)) ..< ((chunk + 1) * paths.count / (cores * 8)) {
+                _ = try? readHeader(paths[index])
+            }
+        }
+    }
+    let rate = Double(paths.count) / all.median
+    record(ResultRow(stage: "headers", metric: "\(paths.count) files, \(cores) threads", value: rate, unit: "files/s",
+                     spread: all.spreadPercent, goal: "≥ 20000", pass: rate >= 20_000))
+}
+
+func layoutStage(runs: Int) throws {
+    var rng = SplitMix64(seed: 1)
+    let sizes = (0..<1_000_000).map { _ in LayoutSize(width: rng.corpusInt(300...4000), height: rng.corpusInt(300...4000)) }
+    let configuration = try LayoutConfiguration(width: 1200, columns: 4)
+    var layout = MasonryLayout(configuration: configuration)
+    let build = measure(runs: runs) { layout = MasonryLayout(configuration: configuration, sizes: sizes) }
+    let ms = build.median * 1000
+    record(ResultRow(stage: "layout", metric: "1,000,000 sizes", value: ms, unit: "ms", spread: build.spreadPercent,
+                     goal: "< 100", pass: ms < 100))
+    let queries = 20_000
+    let rects = (0..<queries).map { _ in LayoutRect(x: 0, y: rng.corpusInt(0...max(0, layout.height - 1000)), width: 1200, height: 1000) }
+    var found = 0
+    let query = measure(runs: runs) { for rect in rects { found &+= layout.tiles(in: rect).count } }
+    let us = query.median / Double(queries) * 1e6
+    record(ResultRow(stage: "layout", metric: "rect query 1200×1000", value: us, unit: "µs", spread: query.spreadPercent,
+                     goal: "< 10", pass: us < 10, note: "average \(found / (queries * (runs + 1))) tiles per query"))
+}
+
+struct Floor {
+    var single: Stats
+    var all: Stats
+}
+
+func decodeFloorSingle(paths: [String], runs: Int, megapixels: Double) throws -> Stats {
+    let stats = try measure(runs: runs) { for path in paths { _ = try decodeAndDiscard(path) } }
+    record(ResultRow(stage: "decode floor", metric: "1 thread", value: stats.median, unit: "s", spread: stats.spreadPercent,
+                     note: String(format: "%.1f MP/s", megapixels / stats.median)))
+    return stats
+}
+
+func decodeAllCores(_ paths: [String], cores: Int) {
+    _ = runParallel(count: paths.count, threads: cores) { index in _ = try? decodeAndDiscard(paths[index]) }
+}
+
+func resampleStage(paths: [String], runs: Int, columnWidth: Int) throws {
+    // Four images across the size range, decoded once into memory.
+    let picks = [0, paths.count / 4, paths.count / 2, paths.count - 1].map { paths[$0] }
+    let images = try picks.map { try PNGDecoder.decodeRGBA(contentsOfFile: $0) }
+    let sourceMP = Double(images.reduce(0) { $0 + $1.width * $1.height }) / 1e6
+    var targetPixels = 0
+    let resample = measure(runs: runs) {
+        targetPixels = 0
+        for image in images {
+            let targetHeight = min(4 * columnWidth, max(1, (2 * columnWidth * image.height + image.width) / (2 * image.width)))
+            let resampler = StreamingResampler(sourceWidth: image.width, sourceHeight: image.height,
+                                               targetWidth: columnWidth, targetHeight: targetHeight)
+            var sink: UInt8 = 0
+            image.pixels.withUnsafeBufferPointer { pixels in
+                let rowBytes = image.width * 4
+                for y in 0..<image.height {
+                    resampler.push(row: UnsafeBufferPointer(rebasing: pixels[y * rowBytes ..< (y + 1) * rowBytes])) { _, row in
+                        sink &+= row[0]
+                    }
+                }
+            }
+            targetPixels += columnWidth * targetHeight
+            if sink == 1 { FileHandle.nullDevice.write(Data([sink])) }
+        }
+    }
+    record(ResultRow(stage: "resample", metric: "to \(columnWidth) px wide, 1 thread", value: sourceMP / resample.median,
+                     unit: "MP/s in", spread: resample.spreadPercent,
+                     note: String(format: "%.1f MP of sources from %@", sourceMP,
+                                  images.map { "\($0.width)×\($0.height)" }.joined(separator: ", "))))
+    // Compositing "over" an opaque background, on target-sized rows.
+    let rowPixels = 4096
+    var source = [UInt8](repeating: 0, count: rowPixels * 4)
+    var rng = SplitMix64(seed: 7)
+    for i in 0..<rowPixels { let a = UInt8(i % 5 == 0 ? rng.corpusInt(0...255) : 255); for c in 0..<3 { source[4 * i + c] = UInt8(min(Int(a), rng.corpusInt(0...255))) }; source[4 * i + 3] = a }
+    var destination = [UInt8](repeating: 0, count: rowPixels * 3)
+    let rows = 2000
+    let composite = measure(runs: runs) {
+        source.withUnsafeBufferPointer { src in
+            destination.withUnsafeMutableBufferPointer { dst in
+                for _ in 0..<rows { compositeOver(background: .white, source: src, into: dst, channels: 3) }
+            }
+        }
+    }
+    record(ResultRow(stage: "composite", metric: "over white → RGB, 1 thread",
+                     value: Double(rowPixels * rows) / 1e6 / composite.median, unit: "MP/s", spread: composite.spreadPercent))
+}
+
+func encodeStage(sheetPath: String, runs: Int, sweep: Bool) throws {
+    let decoded = try PNGDecoder.decodeRGBA(contentsOfFile: sheetPath)
+    var rgb = [UInt8](repeating: 0, count: decoded.width * decoded.height * 3)
+    for i in 0..<(decoded.width * decoded.height) { for c in 0..<3 { rgb[3 * i + c] = decoded.pixels[4 * i + c] } }
+    let mp = Double(decoded.width * decoded.height) / 1e6
+    var settings: [(String, PNGEncodingSettings, Int)] = [
+        ("default (6, RLE, Up; fast is the same)", .default, runs),
+        ("small (9, filtered, Paeth)", .small, max(1, runs / 3)),
+    ]
+    if sweep {
+        settings += [
+            ("6, default, adaptive", PNGEncodingSettings(level: 6, strategy: .default, filter: .adaptive), max(1, runs / 3)),
+            ("6, default, Up", PNGEncodingSettings(level: 6, strategy: .default, filter: .up), max(1, runs / 2)),
+            ("1, default, Up", PNGEncodingSettings(level: 1, strategy: .default, filter: .up), runs),
+            ("1, default, Sub", PNGEncodingSettings(level: 1, strategy: .default, filter: .sub), runs),
+            ("3, RLE, Up", PNGEncodingSettings(level: 3, strategy: .rle, filter: .up), runs),
+            ("6, RLE, Sub", PNGEncodingSettings(level: 6, strategy: .rle, filter: .sub), runs),
+            ("6, RLE, Paeth", PNGEncodingSettings(level: 6, strategy: .rle, filter: .paeth), runs),
+            ("6, RLE, adaptive", PNGEncodingSettings(level: 6, strategy: .rle, filter: .adaptive), runs),
+            ("2, default, Up", PNGEncodingSettings(level: 2, strategy: .default, filter: .up), runs),
+        ]
+    }
+    for (name, setting, count) in settings {
+        var bytes = 0
+        let stats = try measure(warmups: name.hasPrefix("default") ? 1 : 0, runs: count) {
+            bytes = try PNGEncoder.encode(pixels: rgb, width: decoded.width, height: decoded.height, format: .rgb8,
+                                          settings: setting).count
+        }
+        record(ResultRow(stage: "encode", metric: "\(decoded.width)×\(decoded.height) RGB, \(name)",
+                         value: mp / stats.median, unit: "MP/s", spread: stats.spreadPercent,
+                         note: String(format: "%.3f s, %.2f MB out", stats.median, Double(bytes) / 1e6)))
+    }
+}
+
+// MARK: Main
+
+if CommandLine.arguments.count > 3, CommandLine.arguments[1] == "--spawn-helper" {
+    spawnHelperMain(Array(CommandLine.arguments.dropFirst(2)))
+}
+let benchStart = now()
+let options = parseOptions()
+let cores = ProcessInfo.processInfo.activeProcessorCount
+let runs = options.runs ?? (options.quick ? 3 : 5)
+let plan = CorpusPlan.make(quick: options.quick, seed: options.seed)
+let corpusRoot = options.corpus ?? (FileManager.default.currentDirectoryPath + (options.quick ? "/.build/bench-corpus-quick" : "/.build/bench-corpus"))
+
+func masonryPath() -> String {
+    if let path = options.masonry { return path }
+    return (selfExecutablePath() as NSString).deletingLastPathComponent + "/masonry"
+}
+
+do {
+    let masonry = masonryPath()
+    guard FileManager.default.isExecutableFile(atPath: masonry) else {
+        fail("no masonry executable at \(masonry): build it first (swift build -c release --product masonry)")
+    }
+    try FileManager.default.createDirectory(atPath: corpusRoot, withIntermediateDirectories: true)
+    try prepareCorpus(at: corpusRoot, plan: plan, log: log)
+    let outDir = corpusRoot + "/out"
+    try FileManager.default.createDirectory(atPath: outDir, withIntermediateDirectories: true)
+
+    // Largest files first, so the all-cores floor is balanced as well as it can be.
+    let photos = listPNGs(corpusRoot + "/photos")
+    let sizes = photos.map { (try? FileManager.default.attributesOfItem(atPath: $0)[.size] as? Int) ?? 0 }
+    let bySize = zip(photos, sizes).sorted { $0.1 > $1.1 }.map(\.0)
+    let headers = try photos.map { try readHeader($0) }
+    let megapixels = Double(headers.reduce(0) { $0 + $1.pixelCount }) / 1e6
+    let megabytes = Double(sizes.reduce(0, +)) / 1e6
+    log(String(format: "corpus: %d photos, %.1f MP, %.1f MB; %d cores; %d runs per stage", photos.count, megapixels,
+               megabytes, cores, runs))
+
+    if options.floorOnly {
+        // Diagnostics: alternate the 1-thread and all-cores floors to see the machine's real speed-up.
+        for _ in 0..<runs {
+            var t = now(), c = processCPUSeconds()
+            for path in bySize { _ = try decodeAndDiscard(path) }
+            let one = (now() - t, processCPUSeconds() - c)
+            t = now(); c = processCPUSeconds()
+            decodeAllCores(bySize, cores: cores)
+            let all = (now() - t, processCPUSeconds() - c)
+            print(String(format: "floor 1 thread %.2f s (CPU %.2f), %d threads %.2f s (CPU %.2f)", one.0, one.1, cores, all.0, all.1))
+        }
+        exit(0)
+    }
+    try headerPass(folder: corpusRoot + "/headers", runs: runs, cores: cores)
+    try layoutStage(runs: runs)
+    let single = try decodeFloorSingle(paths: bySize, runs: max(1, runs / 2 + 1), megapixels: megapixels)
+
+    // The whole run, interleaved with the all-cores floor so both see the same machine load.
+    let sheet = outDir + "/sheet.png"
+    var floorSamples: [Double] = [], floorCPU: [Double] = [], wall: [Double] = [], cpu: [Double] = [], rss: [Int] = [], ratios: [Double] = []
+    decodeAllCores(bySize, cores: cores)                                      // warm-up
+    _ = try runChild(masonry, [corpusRoot + "/photos", "-o", sheet, "-q"])     // warm-up
+    for _ in 0..<runs {
+        let start = now(), startCPU = processCPUSeconds()
+        decodeAllCores(bySize, cores: cores)
+        let floorTime = now() - start
+        floorCPU.append(processCPUSeconds() - startCPU)
+        let child = try runChild(masonry, [corpusRoot + "/photos", "-o", sheet, "-q"])
+        guard child.exitStatus == 0 else { throw BenchError("masonry exited with \(child.exitStatus)") }
+        floorSamples.append(floorTime); wall.append(child.wallSeconds); cpu.append(child.cpuSeconds)
+        rss.append(child.peakRSSBytes); ratios.append(child.wallSeconds / floorTime)
+    }
+    let floorAll = Stats(samples: floorSamples)
+    record(ResultRow(stage: "decode floor", metric: "\(cores) threads", value: floorAll.median, unit: "s",
+                     spread: floorAll.spreadPercent,
+                     note: String(format: "%.1f MP/s; speed-up %.2f× over 1 thread; CPU %.2f s", megapixels / floorAll.median,
+                                  single.median / floorAll.median, Stats(samples: floorCPU).median)))
+    let wallStats = Stats(samples: wall), cpuStats = Stats(samples: cpu)
+    record(ResultRow(stage: "masonry", metric: "wall time, \(photos.count) images", value: wallStats.median, unit: "s",
+                     spread: wallStats.spreadPercent))
+    record(ResultRow(stage: "masonry", metric: "CPU time (user+sys)", value: cpuStats.median, unit: "s",
+                     spread: cpuStats.spreadPercent,
+                     note: String(format: "%.2f× the decode floor's CPU time (%.2f s)", cpuStats.median / Stats(samples: floorCPU).median,
+                                  Stats(samples: floorCPU).median)))
+    record(ResultRow(stage: "masonry", metric: "peak RSS", value: Double(rss.max() ?? 0) / 1_048_576, unit: "MiB"))
+    let ratio = Stats(samples: ratios)
+    record(ResultRow(stage: "masonry", metric: "wall ÷ all-cores floor (same round)", value: ratio.median, unit: "×",
+                     spread: ratio.spreadPercent, goal: "≤ 1.25 (stretch 1.1)", pass: ratio.median <= 1.25,
+                     note: String(format: "per round: %@; ratio of medians %.3f",
+                                  ratios.map { String(format: "%.3f", $0) }.joined(separator: " "),
+                                  wallStats.median / floorAll.median)))
+
+    try resampleStage(paths: bySize, runs: runs, columnWidth: 290)
+    try encodeStage(sheetPath: sheet, runs: runs, sweep: options.sweep)
+
+    let wallRun = try runChild(masonry, [corpusRoot + "/wall", "-c", "4", "-j", "\(cores)", "-o", outDir + "/wall.png", "-q"])
+    guard wallRun.exitStatus == 0 else { throw BenchError("masonry (wall) exited with \(wallRun.exitStatus)") }
+    let wallMiB = Double(wallRun.peakRSSBytes) / 1_048_576
+    record(ResultRow(stage: "memory", metric: "peak RSS, \(plan.wallCount) images in 4 columns", value: wallMiB,
+                     unit: "MiB", goal: "< 256", pass: wallMiB < 256,
+                     note: String(format: "%.2f s wall", wallRun.wallSeconds)))
+    if !options.skipHuge {
+        let side = plan.hugeSide
+        let huge = try runChild(masonry, [corpusRoot + "/huge/huge.png", "--max-pixels", "400000000", "-o",
+                                          outDir + "/huge.png", "-q"])
+        guard huge.exitStatus == 0 else { throw BenchError("masonry (huge) exited with \(huge.exitStatus)") }
+        let hugeMiB = Double(huge.peakRSSBytes) / 1_048_576
+        record(ResultRow(stage: "memory", metric: "peak RSS, one \(side)×\(side) input", value: hugeMiB, unit: "MiB",
+                         goal: "< 128", pass: hugeMiB < 128, note: String(format: "%.2f s wall", huge.wallSeconds)))
+    }
+
+    print(String(format: "masonry-bench%@: %d photos, %.1f MP, %.1f MB; %d cores; median of %d runs; spread = ±(max-min)/2 of the median",
+                 options.quick ? " --quick" : "", photos.count, megapixels, megabytes, cores, runs))
+    printTable()
+    for row in results where !row.note.isEmpty { print("  \(row.stage) / \(row.metric): \(row.note)") }
+    if let path = options.json {
+        try writeJSON(to: path, context: [
+            ("mode", options.quick ? "quick" : "full"), ("seed", "\(options.seed)"), ("cores", "\(cores)"),
+            ("runs", "\(runs)"), ("photos", "\(photos.count)"), ("megapixels", String(format: "%.1f", megapixels)),
+            ("megabytes", String(format: "%.1f", megabytes)), ("masonry", masonry),
+        ])
+        log("wrote \(path)")
+    }
+} catch {
+    fail("\(error)")
+}
