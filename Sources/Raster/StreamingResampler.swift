@@ -119,40 +119,43 @@ public final class StreamingResampler {
     }
 
     /// Adds one straight RGBA8 row, premultiplied, into the block sums (one SIMD4<Int> per
-    /// shrunk column, summing its block of `horizontal.shrinkFactor` pixels). The
-    /// same integer sums as the planar column sums + block sums, in one pass; with no shrink
+    /// shrunk column, summing its block of `horizontal.shrinkFactor` pixels). With no shrink
     /// on either axis the premultiplied pixels go straight into `shrunkRow`.
     private func addPremultiplied(_ row: UnsafeBufferPointer<UInt8>) {
         let width = sourceWidth, blockWidth = horizontal.shrinkFactor
-        let source = row.baseAddress!
+        // Unsafe hot loops: row.count == 4 * width was checked in push; a block of at most
+        // AxisPlan.maxShrinkFactor pixels sums to at most 32768 * 65025 < 2^31.
+        let source = UnsafeRawPointer(row.baseAddress!)
         if blockWidth == 1 && vertical.shrinkFactor == 1 {
             let shrunk = shrunkRow.baseAddress!
-            for x in 0..<width {
-                let a = Int32(source[4 &* x &+ 3])
-                shrunk[x] = SIMD4(Int32(source[4 &* x]), Int32(source[4 &* x &+ 1]), Int32(source[4 &* x &+ 2]), 255) &* a
-            }
+            for x in 0..<width { shrunk[x] = Self.premultipliedPixel(source, x) }
             return
         }
         let sums = columnSums.baseAddress!
         if blockWidth == 1 {
-            for x in 0..<width {
-                let a = Int32(source[4 &* x &+ 3])
-                let p = SIMD4(Int32(source[4 &* x]), Int32(source[4 &* x &+ 1]), Int32(source[4 &* x &+ 2]), 255) &* a
-                sums[x] &+= SIMD4<Int>(truncatingIfNeeded: p)
-            }
+            for x in 0..<width { sums[x] &+= SIMD4<Int>(truncatingIfNeeded: Self.premultipliedPixel(source, x)) }
             return
         }
         var x = 0
         for column in 0..<horizontal.shrunkSize {
             let end = min(x &+ blockWidth, width)
-            var block = SIMD4<Int32>.zero   // at most 32768 * 65025 < 2^31
+            var block = SIMD4<Int32>.zero
             while x < end {
-                let a = Int32(source[4 &* x &+ 3])
-                block &+= SIMD4(Int32(source[4 &* x]), Int32(source[4 &* x &+ 1]), Int32(source[4 &* x &+ 2]), 255) &* a
+                block &+= Self.premultipliedPixel(source, x)
                 x &+= 1
             }
             sums[column] &+= SIMD4<Int>(truncatingIfNeeded: block)
         }
+    }
+
+    /// Source pixel `x` of a straight RGBA8 row, premultiplied exactly: (r·a, g·a, b·a, 255·a).
+    /// One 4-byte load widened in a vector register, rather than four byte loads.
+    @inline(__always)
+    private static func premultipliedPixel(_ row: UnsafeRawPointer, _ x: Int) -> SIMD4<Int32> {
+        let pixel = SIMD4<Int32>(truncatingIfNeeded: row.loadUnaligned(fromByteOffset: 4 &* x, as: SIMD4<UInt8>.self))
+        var factors = SIMD4<Int32>(repeating: pixel[3])
+        factors[3] = 255
+        return pixel &* factors
     }
 
     /// Turns the block sums of the current group of rows into one box-shrunk row

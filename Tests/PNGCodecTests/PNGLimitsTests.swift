@@ -84,6 +84,20 @@ struct PNGLimitsTests {
         #expect(suite?.kind == .limitExceeded)
     }
 
+    @Test func widthLimitBoundaryIsExactAndCheckedByTheHeaderRule() throws {
+        let pixels = [UInt8](repeating: 9, count: 64 * 2 * 4)
+        let png = PNGBytes.rgba8(width: 64, height: 2, pixels: pixels)
+        #expect(try PNGDecoder.decodeRGBA(bytes: png, limits: PNGLimits(maxWidth: 64)).pixels == pixels)
+        let error = #expect(throws: PNGError.self) { try PNGDecoder(bytes: png, limits: PNGLimits(maxWidth: 63)) }
+        #expect(error?.kind == .limitExceeded)
+        #expect(error?.reason == "image is 64 px wide, over the 63-pixel width limit")
+        // The header pass uses the same rule, with the same words.
+        #expect(PNGLimits(maxWidth: 63).refusal(width: 64, height: 2) == error)
+        #expect(PNGLimits(maxWidth: 64).refusal(width: 64, height: 2) == nil)
+        #expect(PNGLimits(maxPixels: 127).refusal(width: 64, height: 2)?.reason == "image is 64×2, over the 127-pixel limit")
+        #expect(PNGLimits().refusal(width: Int(Int32.max), height: Int(Int32.max))?.kind == .limitExceeded)
+    }
+
     @Test func raisedLimitWithTinyIDATFailsAsTruncated() throws {
         let bytes = Self.lyingImage(width: 50000, height: 50000, zeros: 1000)
         let limits = PNGLimits(maxPixels: 3_000_000_000)
