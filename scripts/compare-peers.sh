@@ -125,6 +125,20 @@ else
   echo "Pillow: not installed (use --install)"
 fi
 if command -v montage >/dev/null; then
+  # Debian's ImageMagick policy caps its pixel cache at 256 MiB of memory and 1 GiB of disk,
+  # which a few hundred large photos exceed ("cache resources exhausted"): give it room.
+  mkdir -p "$out/magick"
+  cat > "$out/magick/policy.xml" <<'POLICY'
+<policymap>
+  <policy domain="resource" name="memory" value="8GiB"/>
+  <policy domain="resource" name="map" value="16GiB"/>
+  <policy domain="resource" name="disk" value="32GiB"/>
+  <policy domain="resource" name="area" value="2GP"/>
+  <policy domain="resource" name="width" value="64KP"/>
+  <policy domain="resource" name="height" value="64KP"/>
+</policymap>
+POLICY
+  export MAGICK_CONFIGURE_PATH="$out/magick"
   row "ImageMagick $(montage -version | head -1 | awk '{print $3}') montage" "grid 4x, 290x290 cells, default" "$out/montage.png" \
     montage "$corpus"/*.png -tile 4x -geometry 290x290+4+4 -background white "$out/montage.png"
 else
