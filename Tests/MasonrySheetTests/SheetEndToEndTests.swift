@@ -161,3 +161,79 @@ enum Goldens {
     static let fixtureSheetPNG = "ebe896e7abeda14a8c57d64569fef3c21894b6da8f43acc61e336471aa2450fe"
     static let fixtureManifest = "c16183675d11d3613bdbb08b7bbf85c71eab6511e1761c9093c5a88fa887d396"
 }
+
+/// Options whose effect is only visible on the command line: progress, quiet, version,
+/// recursion, and the manifest's record of a file that failed after layout.
+@Suite struct CommandBehaviourTests {
+    private func makeImages(_ folder: TemporaryFolder, _ names: [String], side: Int = 24) throws {
+        for (index, name) in names.enumerated() {
+            try TestImages.write(TestImages.photoLike(width: side, height: side, seed: UInt64(index + 7)), width: side,
+                                 height: side, to: folder.file(name))
+        }
+    }
+
+    @Test func progressBarIsDrawnOnRequestAndQuietSilencesEverything() throws {
+        let folder = TemporaryFolder()
+        try makeImages(folder, ["a.png", "b.png", "c.png"])
+        let bar = try MasonryExecutable.run([".", "-o", "s.png", "--progress"], in: folder.path)
+        #expect(bar.status == 0)
+        #expect(bar.standardError.contains("\r\u{1B}[K["), "the bar redraws in place: \(bar.standardError.debugDescription)")
+        #expect(bar.standardError.contains("3/3 images"))
+        #expect(bar.errorLines.last?.contains("masonry: wrote s.png (") == true)
+
+        let plain = try MasonryExecutable.run([".", "-o", "s.png"], in: folder.path)
+        #expect(!plain.standardError.contains("\r"), "no bar when stderr is not a terminal")
+
+        let quiet = try MasonryExecutable.run([".", "-o", "s.png", "--quiet"], in: folder.path)
+        #expect(quiet.status == 0)
+        #expect(quiet.standardError.isEmpty)
+
+        let version = try MasonryExecutable.run(["--version"], in: folder.path)
+        #expect(version.status == 0 && version.standardOutput.hasPrefix("masonry "))
+        #expect(try MasonryExecutable.run([".", "--progress", "--no-progress"], in: folder.path).status == 64)
+    }
+
+    @Test func recursionVisitsEveryFolderOnceEvenThroughALinkLoop() throws {
+        let folder = TemporaryFolder()
+        try FileManager.default.createDirectory(atPath: folder.file("in/sub/deeper"), withIntermediateDirectories: true)
+        try makeImages(folder, ["in/top.png", "in/sub/mid.png", "in/sub/deeper/low.png"])
+        try FileManager.default.createSymbolicLink(atPath: folder.file("in/sub/deeper/back"), withDestinationPath: "../..")
+        let flat = try MasonryExecutable.run(["in", "-o", "flat.png", "--manifest", "flat.json"], in: folder.path)
+        #expect(flat.status == 0)
+        #expect(flat.errorLines.last?.contains("1 image, 0 skipped") == true, "\(flat.standardError)")
+        let deep = try MasonryExecutable.run(["in", "-r", "-o", "deep.png", "--manifest", "deep.json"], in: folder.path)
+        #expect(deep.status == 0)
+        #expect(deep.errorLines.last?.contains("3 images, 0 skipped") == true, "\(deep.standardError)")
+        let manifest = try String(contentsOfFile: folder.file("deep.json"), encoding: .utf8)
+        // Natural order over the whole relative path: in/sub/… sorts before in/top.png.
+        let paths = manifest.split(separator: "\n").compactMap { line -> String? in
+            guard let start = line.range(of: "\"path\": \"") else { return nil }
+            return String(line[start.upperBound...].prefix { $0 != "\"" })
+        }
+        #expect(paths == ["in/sub/deeper/low.png", "in/sub/mid.png", "in/top.png"])
+    }
+
+    @Test func aFileThatFailsAfterLayoutLeavesABackgroundHoleAndIsListedAsSkipped() throws {
+        let folder = TemporaryFolder()
+        try makeImages(folder, ["1.png", "2.png"], side: 40)
+        var bytes = try [UInt8](Data(contentsOf: folder.url.appendingPathComponent("2.png")))
+        bytes.removeLast(60)   // the header is intact, so the file is laid out, then fails to decode
+        try Data(bytes).write(to: folder.url.appendingPathComponent("2.png"))
+        let result = try MasonryExecutable.run([".", "-o", "s.png", "--manifest", "m.json", "-w", "112", "-c", "2",
+                                                "--background", "#ff00ff"], in: folder.path)
+        #expect(result.status == 0)
+        #expect(result.errorLines.contains("masonry: skipped ./2.png: truncated image data"), "\(result.standardError)")
+        let manifest = try String(contentsOfFile: folder.file("m.json"), encoding: .utf8)
+        #expect(manifest.contains("\"skipped\": [\n    {\"path\": \"./2.png\", \"reason\": \"truncated image data\"}\n  ]"))
+        #expect(!manifest.contains("{\"index\": 1,"), "the failed image is not an item")
+        // Columns of 44 px: 112 - 2×8 margin - 8 gap = 88. The second tile (x 60...103) is background.
+        let sheet = try PNGDecoder.decodeRGBA(contentsOfFile: folder.file("s.png"))
+        for y in 8..<52 {
+            for x in 60..<104 {
+                let offset = (y * sheet.width + x) * 4
+                #expect(Array(sheet.pixels[offset..<offset + 3]) == [255, 0, 255], "(\(x),\(y)) should be background")
+                if sheet.pixels[offset..<offset + 3] != [255, 0, 255] { return }
+            }
+        }
+    }
+}
