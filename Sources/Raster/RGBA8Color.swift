@@ -72,6 +72,7 @@ private func asciiHexValue(_ character: Character) -> UInt8? {
 
 /// Why a colour text was rejected; `description` names the text and the reason.
 public struct ColorParseError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// What is wrong with the text.
     public enum Reason: Sendable, Hashable {
         case empty
         case unknownName
