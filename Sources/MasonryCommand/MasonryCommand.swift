@@ -73,10 +73,22 @@ public struct Terminal: Sendable {
         self.errorIsTerminal = errorIsTerminal
     }
 
+    /// The process's file descriptors 1 and 2. Write errors (a closed stream, a reader that went
+    /// away) are ignored: a message that cannot be shown must not stop or crash the run.
     public static let standard = Terminal(
-        standardOutput: { text in FileHandle.standardOutput.write(Data(text.utf8)) },
-        standardError: { text in FileHandle.standardError.write(Data(text.utf8)) },
+        standardOutput: { text in writeAll(1, text) },
+        standardError: { text in writeAll(2, text) },
         errorIsTerminal: isatty(2) == 1)
+
+    private static func writeAll(_ descriptor: Int32, _ text: String) {
+        var bytes = Array(text.utf8)[...]
+        while !bytes.isEmpty {
+            let written = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+            if written < 0 && errno == EINTR { continue }
+            guard written > 0 else { return }
+            bytes = bytes.dropFirst(written)
+        }
+    }
 }
 
 /// A one-line progress bar on stderr: images done/total, rate, time left.

@@ -193,6 +193,23 @@ enum Goldens {
         #expect(try MasonryExecutable.run([".", "--progress", "--no-progress"], in: folder.path).status == 64)
     }
 
+    @Test func aStderrReaderThatGoesAwayDoesNotStopTheRun() throws {
+        let folder = TemporaryFolder()
+        try makeImages(folder, ["a.png", "b.png"])
+        let process = Process()
+        process.executableURL = MasonryExecutable.url
+        process.arguments = [".", "-o", "s.png", "--progress", "--manifest", "m.json"]
+        process.currentDirectoryURL = folder.url
+        let gone = Pipe()
+        process.standardError = gone
+        try gone.fileHandleForReading.close()   // every write to stderr now fails with EPIPE
+        try process.run()
+        process.waitUntilExit()
+        #expect(process.terminationReason == .exit && process.terminationStatus == 0)
+        #expect(FileManager.default.fileExists(atPath: folder.file("s.png")))
+        #expect(FileManager.default.fileExists(atPath: folder.file("m.json")))
+    }
+
     @Test func recursionVisitsEveryFolderOnceEvenThroughALinkLoop() throws {
         let folder = TemporaryFolder()
         try FileManager.default.createDirectory(atPath: folder.file("in/sub/deeper"), withIntermediateDirectories: true)
