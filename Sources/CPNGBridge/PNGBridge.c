@@ -219,6 +219,8 @@ mpng_status mpng_decoder_start(mpng_decoder *d, uint64_t max_pixels, uint64_t ma
     }
     int bit_depth = png_get_bit_depth(png, info);
     int color_type = png_get_color_type(png, info);
+    // Read before png_read_update_info, which may fold tRNS into the expanded alpha.
+    int has_transparency = (color_type & PNG_COLOR_MASK_ALPHA) != 0 || png_get_valid(png, info, PNG_INFO_tRNS) != 0;
 
     // A header can claim far more image data than the file could ever hold:
     // a 60-byte file saying 2147483647x2 made png_read_update_info allocate
@@ -256,6 +258,7 @@ mpng_status mpng_decoder_start(mpng_decoder *d, uint64_t max_pixels, uint64_t ma
     out->bit_depth = bit_depth;
     out->color_type = color_type;
     out->interlaced = interlaced;
+    out->has_transparency = has_transparency;
     d->in_image_data = 1;
     return MPNG_OK;
 }

@@ -154,7 +154,8 @@ final class SheetRenderer: @unchecked Sendable {
                 throw PNGError(.io, "file changed while it was being read")
             }
             let resampler = StreamingResampler(sourceWidth: job.sourceWidth, sourceHeight: job.sourceHeight,
-                                               targetWidth: image.width, targetHeight: image.height)
+                                               targetWidth: image.width, targetHeight: image.height,
+                                               sourceIsOpaque: decoder.isOpaque)
             try decoder.readRows { _, row in
                 resampler.push(row: row) { targetRow, pixels in
                     compositeOver(background: background, source: pixels, into: destination(targetRow), channels: channels)

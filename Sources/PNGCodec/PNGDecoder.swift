@@ -54,6 +54,8 @@ public struct DecodedImage: Sendable, Equatable {
 public final class PNGDecoder {
     /// The header as libpng read it.
     public let header: PNGHeader
+    /// True when the image has neither an alpha channel nor tRNS: every decoded alpha is 255.
+    public let isOpaque: Bool
     /// A problem found after every row was delivered (for example a missing
     /// IEND, or an ancillary chunk dropped for its bad CRC): the picture is
     /// complete, but the file is not.
@@ -102,6 +104,7 @@ public final class PNGDecoder {
             mpng_decoder_destroy(bridge)
             throw PNGError(.malformed, "invalid colour type \(info.color_type)")
         }
+        isOpaque = info.has_transparency == 0
         header = PNGHeader(width: Int(info.width), height: Int(info.height), bitDepth: Int(info.bit_depth),
                            colorType: colorType, isInterlaced: info.interlaced != 0)
     }

@@ -55,8 +55,14 @@ public final class StreamingResampler {
 
     private var rowsInGroup = 0
     private var shrunkRowCount = 0
+    /// Every source alpha is 255: block sums hold raw samples, and the premultiply's factor
+    /// 255 is folded into `blockReciprocals`.
+    private let sourceIsOpaque: Bool
 
-    public init(sourceWidth: Int, sourceHeight: Int, targetWidth: Int, targetHeight: Int) {
+    /// `sourceIsOpaque` promises that every source alpha is 255 (a PNG without an alpha channel
+    /// or tRNS); the box sums then skip the per-pixel premultiply (same bytes, less work).
+    public init(sourceWidth: Int, sourceHeight: Int, targetWidth: Int, targetHeight: Int, sourceIsOpaque: Bool = false) {
+        self.sourceIsOpaque = sourceIsOpaque
         horizontal = AxisPlan(sourceSize: sourceWidth, targetSize: targetWidth)
         vertical = AxisPlan(sourceSize: sourceHeight, targetSize: targetHeight)
         self.sourceWidth = sourceWidth
@@ -131,9 +137,9 @@ public final class StreamingResampler {
             for x in 0..<width { shrunk[x] = Self.premultipliedPixel(source, x) }
             return
         }
-        let sums = columnSums.baseAddress!
+        let sums = columnSums.baseAddress!, opaque = sourceIsOpaque
         if blockWidth == 1 {
-            for x in 0..<width { sums[x] &+= SIMD4<Int>(truncatingIfNeeded: Self.premultipliedPixel(source, x)) }
+            for x in 0..<width { sums[x] &+= SIMD4<Int>(truncatingIfNeeded: Self.summand(source, x, opaque: opaque)) }
             return
         }
         var x = 0
@@ -141,11 +147,19 @@ public final class StreamingResampler {
             let end = min(x &+ blockWidth, width)
             var block = SIMD4<Int32>.zero
             while x < end {
-                block &+= Self.premultipliedPixel(source, x)
+                block &+= Self.summand(source, x, opaque: opaque)
                 x &+= 1
             }
             sums[column] &+= SIMD4<Int>(truncatingIfNeeded: block)
         }
+    }
+
+    /// What pixel `x` adds to its block sum: premultiplied, or raw when the source is opaque
+    /// (then r·255 = 255·r is applied once per block, through the reciprocal).
+    @inline(__always)
+    private static func summand(_ row: UnsafeRawPointer, _ x: Int, opaque: Bool) -> SIMD4<Int32> {
+        opaque ? SIMD4<Int32>(truncatingIfNeeded: row.loadUnaligned(fromByteOffset: 4 &* x, as: SIMD4<UInt8>.self))
+            : premultipliedPixel(row, x)
     }
 
     /// Source pixel `x` of a straight RGBA8 row, premultiplied exactly: (r·a, g·a, b·a, 255·a).
@@ -167,7 +181,8 @@ public final class StreamingResampler {
             reciprocalsGroupHeight = rowsInGroup
             for column in 0..<shrunkWidth {
                 let pixelCount = min(blockWidth, width - column * blockWidth) * rowsInGroup
-                blockReciprocals[column] = ((1 << Self.reciprocalBits) + pixelCount / 2) / pixelCount
+                // Raw opaque sums need the premultiply's factor 255: (sum · 255) · r == sum · (255 · r).
+                blockReciprocals[column] = (sourceIsOpaque ? 255 : 1) * (((1 << Self.reciprocalBits) + pixelCount / 2) / pixelCount)
             }
         }
         rowsInGroup = 0

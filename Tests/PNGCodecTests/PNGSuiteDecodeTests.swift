@@ -46,6 +46,24 @@ struct PNGSuiteDecodeTests {
         }
     }
 
+    @Test("isOpaque is only claimed when every decoded alpha is 255", arguments: validNames)
+    func opacityClaimIsSound(name: String) throws {
+        let decoder = try PNGDecoder(contentsOfFile: Fixtures.path("pngsuite/" + name))
+        var allOpaque = true
+        try decoder.readRows { _, row in
+            for index in stride(from: 3, to: row.count, by: 4) where row[index] != 255 { allOpaque = false }
+        }
+        if decoder.isOpaque { #expect(allOpaque, "\(name) claims to be opaque but has transparent pixels") }
+    }
+
+    @Test func opacityFollowsTheAlphaChannelAndTRNS() throws {
+        let expected = ["basn2c08.png": true, "basn3p08.png": true, "basn0g04.png": true, "basn6a08.png": false,
+                        "basn4a08.png": false, "tbbn3p08.png": false, "tbrn2c08.png": false, "tbbn0g04.png": false]
+        for (name, opaque) in expected {
+            #expect(try PNGDecoder(contentsOfFile: Fixtures.path("pngsuite/" + name)).isOpaque == opaque, "\(name)")
+        }
+    }
+
     @Test("Row streaming and in-memory bytes give the same pixels as a whole-file decode", arguments: validNames)
     func rowsEqualWholeImage(name: String) throws {
         let path = Fixtures.path("pngsuite/" + name)

@@ -88,6 +88,30 @@ import Testing
         #expect(streamed == image.resampled(toWidth: toWidth, toHeight: toHeight).pixels)
     }
 
+    /// The opaque shortcut (raw block sums, the factor 255 folded into the reciprocals) gives
+    /// exactly the bytes of the general premultiplying path, at every kind of shrink.
+    @Test(arguments: [(300, 200, 29, 19), (301, 97, 290, 40), (1000, 9, 137, 3), (64, 48, 64, 48),
+                      (640, 480, 290, 218), (33, 2000, 5, 290), (7, 5, 64, 64)])
+    func opaqueShortcutMatchesTheGeneralPath(width: Int, height: Int, toWidth: Int, toHeight: Int) {
+        var generator = SplitMix64(seed: SplitMix64.testSeed ^ 0x0BA0)
+        let image = randomImage(width: width, height: height, opaque: true, using: &generator)
+        func run(opaque: Bool) -> [UInt8] {
+            let resampler = StreamingResampler(sourceWidth: width, sourceHeight: height, targetWidth: toWidth,
+                                               targetHeight: toHeight, sourceIsOpaque: opaque)
+            var output = [UInt8]()
+            image.pixels.withUnsafeBufferPointer { pixels in
+                for y in 0..<height {
+                    resampler.push(row: UnsafeBufferPointer(rebasing: pixels[y * width * 4 ..< (y + 1) * width * 4])) { _, row in
+                        output += row
+                    }
+                }
+            }
+            return output
+        }
+        #expect(run(opaque: true) == run(opaque: false),
+                "\(width)x\(height) -> \(toWidth)x\(toHeight), seed \(SplitMix64.testSeed ^ 0x0BA0)")
+    }
+
     /// Output rows start before the input ends: only a window of rows is held. Here (10x
     /// down: box 5, then Lanczos-3 over 2 shrunk rows per output) row 0 needs 60 source rows.
     @Test func firstRowsComeOutEarly() {

@@ -29,6 +29,7 @@ typedef struct {
     int bit_depth;
     int color_type;
     int interlaced;
+    int has_transparency;   ///< an alpha channel or a tRNS chunk: some alpha may be below 255
 } mpng_image_info;
 
 typedef struct mpng_decoder mpng_decoder;
