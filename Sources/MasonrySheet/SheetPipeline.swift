@@ -64,7 +64,10 @@ public enum SheetPipeline {
         let excluded = [request.output] + (request.manifest.map { [$0] } ?? [])
         var scanner = InputScanner(recursive: options.recursive, excluding: excluded)
         scanner.scan(arguments: request.inputs)
-        var skipped = scanner.missingArguments + scanner.skipped
+        // Folder listings come in the file system's order, which differs between machines: report
+        // what the scan skipped in natural order so messages and manifests are reproducible.
+        var skipped = scanner.missingArguments
+            + scanner.skipped.sorted { InputOrder.naturalPrecedes($0.path.bytes, $1.path.bytes) }
         let candidates = options.order.sorted(scanner.candidates, reversed: options.reverse)
 
         let limits = PNGLimits(maxPixels: options.maxPixels)

@@ -210,6 +210,19 @@ enum Goldens {
         #expect(FileManager.default.fileExists(atPath: folder.file("m.json")))
     }
 
+    @Test func scanSkipsAreReportedInNaturalOrderWhateverTheListingOrder() throws {
+        let folder = TemporaryFolder()
+        try makeImages(folder, ["ok.png"])
+        let names = ["q.png", "b10.png", "zz.png", "b9.png", "a.png", "m.png", "c.png", "x.png"]
+        for name in names { try FileManager.default.createDirectory(atPath: folder.file(name), withIntermediateDirectories: false) }
+        let result = try MasonryExecutable.run([".", "-o", "s.png", "--manifest", "m.json"], in: folder.path)
+        #expect(result.status == 0)
+        let reported = result.errorLines.filter { $0.hasPrefix("masonry: skipped ") }
+        let expected = ["a.png", "b9.png", "b10.png", "c.png", "m.png", "q.png", "x.png", "zz.png"]
+            .map { "masonry: skipped ./\($0): is a folder, not a file" }
+        #expect(reported == expected)
+    }
+
     @Test func recursionVisitsEveryFolderOnceEvenThroughALinkLoop() throws {
         let folder = TemporaryFolder()
         try FileManager.default.createDirectory(atPath: folder.file("in/sub/deeper"), withIntermediateDirectories: true)
