@@ -164,21 +164,23 @@ static mpng_status decoder_failed(mpng_decoder *d) {
     return d->failure.status == MPNG_OK ? MPNG_MALFORMED : d->failure.status;
 }
 
-/// The 8-bit RGBA transformations, for every colour type and bit depth.
-static void request_rgba8(png_structp png, png_infop info) {
+/// The transformations to 8-bit RGBA, for every colour type and bit depth;
+/// with compact, an opaque image stays 8-bit RGB (grey: 8-bit grey).
+/// Returns the bytes per delivered pixel.
+static int request_8bit(png_structp png, png_infop info, int opaque, int compact) {
     int color_type = png_get_color_type(png, info);
     png_set_expand(png);                 // palette -> RGB, grey < 8 -> 8, tRNS -> alpha
     png_set_scale_16(png);               // 16 -> 8 bits, rounded
+    if (compact && opaque) return color_type == PNG_COLOR_TYPE_GRAY ? 1 : 3;
     if (color_type == PNG_COLOR_TYPE_GRAY || color_type == PNG_COLOR_TYPE_GRAY_ALPHA) {
         png_set_gray_to_rgb(png);
     }
-    if (!(color_type & PNG_COLOR_MASK_ALPHA) && !png_get_valid(png, info, PNG_INFO_tRNS)) {
-        png_set_add_alpha(png, 0xff, PNG_FILLER_AFTER);
-    }
+    if (opaque) png_set_add_alpha(png, 0xff, PNG_FILLER_AFTER);
+    return 4;
 }
 
 mpng_status mpng_decoder_start(mpng_decoder *d, uint64_t max_pixels, uint64_t max_width,
-                               size_t max_chunk_bytes, mpng_image_info *out) {
+                               size_t max_chunk_bytes, int compact, mpng_image_info *out) {
     if (d->started) {
         failure_set(&d->failure, MPNG_USAGE, "decoder already started");
         return MPNG_USAGE;
@@ -245,11 +247,11 @@ mpng_status mpng_decoder_start(mpng_decoder *d, uint64_t max_pixels, uint64_t ma
         return MPNG_MALFORMED;
     }
 
-    request_rgba8(png, info);
+    int channels = request_8bit(png, info, !has_transparency, compact);
     int interlaced = png_get_interlace_type(png, info) != PNG_INTERLACE_NONE;
     if (interlaced) png_set_interlace_handling(png);
     png_read_update_info(png, info);
-    if (png_get_rowbytes(png, info) != width * 4) {
+    if (png_get_rowbytes(png, info) != width * (uint64_t)channels) {
         failure_set(&d->failure, MPNG_USAGE, "unexpected row size after transformations");
         return MPNG_USAGE;
     }
@@ -259,6 +261,7 @@ mpng_status mpng_decoder_start(mpng_decoder *d, uint64_t max_pixels, uint64_t ma
     out->color_type = color_type;
     out->interlaced = interlaced;
     out->has_transparency = has_transparency;
+    out->channels = channels;
     d->in_image_data = 1;
     return MPNG_OK;
 }

@@ -149,13 +149,13 @@ final class SheetRenderer: @unchecked Sendable {
             return UnsafeMutableBufferPointer(start: start, count: image.width * channels)
         }
         do {
-            let decoder = try PNGDecoder(file: InputFile(pathBytes: job.path.bytes), limits: limits)
+            let decoder = try PNGDecoder(file: InputFile(pathBytes: job.path.bytes), limits: limits, compactOpaqueRows: true)
             guard decoder.header.width == job.sourceWidth, decoder.header.height == job.sourceHeight else {
                 throw PNGError(.io, "file changed while it was being read")
             }
             let resampler = StreamingResampler(sourceWidth: job.sourceWidth, sourceHeight: job.sourceHeight,
                                                targetWidth: image.width, targetHeight: image.height,
-                                               sourceIsOpaque: decoder.isOpaque)
+                                               sourceFormat: StreamingResampler.SourceFormat(decoder))
             try decoder.readRows { _, row in
                 resampler.push(row: row) { targetRow, pixels in
                     compositeOver(background: background, source: pixels, into: destination(targetRow), channels: channels)
@@ -206,5 +206,16 @@ final class SheetRenderer: @unchecked Sendable {
 
     deinit {
         for buffer in bands.values { buffer.deallocate() }
+    }
+}
+
+extension StreamingResampler.SourceFormat {
+    /// The resampler's name for a decoder's rows.
+    init(_ decoder: PNGDecoder) {
+        switch decoder.rowFormat {
+        case .rgb8: self = .rgb8
+        case .grey8: self = .grey8
+        case .rgba8: self = decoder.isOpaque ? .opaqueRGBA8 : .rgba8
+        }
     }
 }

@@ -43,7 +43,26 @@ public struct DecodedImage: Sendable, Equatable {
     public let pixels: [UInt8]
 }
 
-/// A row-streaming decoder from any PNG to 8-bit straight-alpha RGBA.
+/// The 8-bit pixel layout of a decoder's rows.
+public enum PNGRowFormat: Sendable, Hashable {
+    /// Straight-alpha RGBA, 4 bytes a pixel.
+    case rgba8
+    /// Opaque RGB, 3 bytes a pixel.
+    case rgb8
+    /// Opaque grey, 1 byte a pixel.
+    case grey8
+
+    public var channels: Int {
+        switch self {
+        case .rgba8: 4
+        case .rgb8: 3
+        case .grey8: 1
+        }
+    }
+}
+
+/// A row-streaming decoder from any PNG to 8-bit straight-alpha RGBA (or, when asked
+/// for compact rows, to 8-bit RGB or grey for an image without alpha or tRNS).
 ///
 /// Palette and tRNS are expanded, low bit depths scaled up, 16-bit samples
 /// scaled down with rounding, grey replicated. gAMA, cHRM, sRGB and iCCP are
@@ -56,6 +75,8 @@ public final class PNGDecoder {
     public let header: PNGHeader
     /// True when the image has neither an alpha channel nor tRNS: every decoded alpha is 255.
     public let isOpaque: Bool
+    /// The layout of the delivered rows: always `.rgba8` unless compact rows were asked for.
+    public let rowFormat: PNGRowFormat
     /// A problem found after every row was delivered (for example a missing
     /// IEND, or an ancillary chunk dropped for its bad CRC): the picture is
     /// complete, but the file is not.
@@ -70,31 +91,33 @@ public final class PNGDecoder {
         try self.init(file: InputFile(path: path), limits: limits)
     }
 
-    /// Decodes an already opened file (see `InputFile`).
-    public convenience init(file: InputFile, limits: PNGLimits = .init()) throws(PNGError) {
+    /// Decodes an already opened file (see `InputFile`). With `compactOpaqueRows`, an image
+    /// without alpha or tRNS is delivered as `.rgb8` (grey images as `.grey8`): the same
+    /// colours without libpng's pass that adds a constant alpha (8-25 % of the decode).
+    public convenience init(file: InputFile, limits: PNGLimits = .init(), compactOpaqueRows: Bool = false) throws(PNGError) {
         guard let bridge = mpng_decoder_create_fd(file.descriptor) else {
             throw PNGError(.io, "out of memory")
         }
-        try self.init(bridge: bridge, keeping: file, limits: limits)
+        try self.init(bridge: bridge, keeping: file, limits: limits, compactOpaqueRows: compactOpaqueRows)
     }
 
-    /// Decodes a PNG held in memory.
-    public convenience init(bytes: [UInt8], limits: PNGLimits = .init()) throws(PNGError) {
+    /// Decodes a PNG held in memory (`compactOpaqueRows`: see `init(file:limits:compactOpaqueRows:)`).
+    public convenience init(bytes: [UInt8], limits: PNGLimits = .init(), compactOpaqueRows: Bool = false) throws(PNGError) {
         let storage = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: max(bytes.count, 1))
         _ = storage.initialize(from: bytes)
         guard let bridge = mpng_decoder_create_memory(storage.baseAddress, bytes.count) else {
             storage.deallocate()
             throw PNGError(.io, "out of memory")
         }
-        try self.init(bridge: bridge, keeping: OwnedBytes(storage), limits: limits)
+        try self.init(bridge: bridge, keeping: OwnedBytes(storage), limits: limits, compactOpaqueRows: compactOpaqueRows)
     }
 
-    private init(bridge: OpaquePointer, keeping source: Any, limits: PNGLimits) throws(PNGError) {
+    private init(bridge: OpaquePointer, keeping source: Any, limits: PNGLimits, compactOpaqueRows: Bool) throws(PNGError) {
         self.bridge = bridge
         self.source = source
         var info = mpng_image_info()
         let status = mpng_decoder_start(bridge, UInt64(max(limits.maxPixels, 0)), UInt64(max(limits.maxWidth, 0)),
-                                        max(limits.maxChunkBytes, 0), &info)
+                                        max(limits.maxChunkBytes, 0), compactOpaqueRows ? 1 : 0, &info)
         if status != MPNG_OK {
             let error = Self.error(status, bridge)
             mpng_decoder_destroy(bridge)
@@ -105,19 +128,24 @@ public final class PNGDecoder {
             throw PNGError(.malformed, "invalid colour type \(info.color_type)")
         }
         isOpaque = info.has_transparency == 0
+        rowFormat = switch info.channels {
+        case 1: .grey8
+        case 3: .rgb8
+        default: .rgba8
+        }
         header = PNGHeader(width: Int(info.width), height: Int(info.height), bitDepth: Int(info.bit_depth),
                            colorType: colorType, isInterlaced: info.interlaced != 0)
     }
 
     deinit { mpng_decoder_destroy(bridge) }
 
-    /// Delivers every row, top to bottom, as RGBA8 (`width * 4` bytes). The
+    /// Delivers every row, top to bottom, in `rowFormat` (`width * channels` bytes). The
     /// buffer is reused between calls. Throws `PNGError` for a bad file, or
     /// whatever `body` throws. A decoder reads its rows once.
     public func readRows(_ body: (_ y: Int, _ row: UnsafeBufferPointer<UInt8>) throws -> Void) throws {
         guard !consumed else { throw PNGError(.unsupported, "rows were already read") }
         consumed = true
-        let rowBytes = header.width * 4
+        let rowBytes = header.width * rowFormat.channels
         if header.isInterlaced {
             // malloc rather than `allocate`: with a raised pixel limit the
             // whole image can be gigabytes, and a failed `allocate` traps;

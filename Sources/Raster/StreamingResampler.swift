@@ -1,3 +1,7 @@
+#if !_endian(little)
+#error("StreamingResampler.premultipliedChannels reads alpha as the high byte of a little-endian pixel word")
+#endif
+
 /// Streaming antialiased resampler: source rows go in top to bottom, target rows come out
 /// as soon as they are complete, and only a small window of rows is ever held.
 ///
@@ -15,13 +19,39 @@
 ///   flat image stays exactly flat and every machine produces the same bytes.
 /// - Memory: O(sourceWidth + targetWidth * filter taps), independent of the source height.
 ///
+/// - Sources: straight-alpha RGBA8, or opaque RGBA8, RGB8 or grey8 (`SourceFormat`); the
+///   output is the same for the same colours whatever the layout.
+///
 /// One instance resamples one image: call `push(row:emit:)` exactly `sourceHeight` times.
 /// The last push emits the last target rows. If `emit` throws, discard the instance.
 public final class StreamingResampler {
+    /// The layout of the source rows pushed in.
+    public enum SourceFormat: Sendable, Hashable {
+        /// Straight-alpha RGBA, 4 bytes a pixel.
+        case rgba8
+        /// RGBA whose every alpha is 255 (a PNG without alpha or tRNS): same output as
+        /// `.rgba8`, without the per-pixel premultiply.
+        case opaqueRGBA8
+        /// Opaque RGB, 3 bytes a pixel.
+        case rgb8
+        /// Opaque grey, 1 byte a pixel.
+        case grey8
+
+        /// Bytes per source pixel.
+        public var channels: Int {
+            switch self {
+            case .rgba8, .opaqueRGBA8: 4
+            case .rgb8: 3
+            case .grey8: 1
+            }
+        }
+    }
+
     public let sourceWidth: Int
     public let sourceHeight: Int
     public let targetWidth: Int
     public let targetHeight: Int
+    public let sourceFormat: SourceFormat
     /// Source rows pushed so far.
     public private(set) var pushedRowCount = 0
     /// Target rows emitted so far; `targetHeight` once the last source row is pushed.
@@ -37,9 +67,12 @@ public final class StreamingResampler {
 
     // Working buffers, allocated once. Premultiplied samples are in 0...maxSample, and one
     // SIMD4<Int32> holds a pixel's R, G, B, A.
-    /// Block sums of the current group of up to `vertical.shrinkFactor` premultiplied source
-    /// rows: one pixel per shrunk column, each summing its `horizontal.shrinkFactor` pixels.
-    private let columnSums: UnsafeMutableBufferPointer<SIMD4<Int>>
+    /// Column sums of the current group of up to `vertical.shrinkFactor` source rows: one
+    /// lane per source byte (premultiplied for `.rgba8`, raw otherwise), added with
+    /// whole-row vector operations, plus one pixel of zero lanes so a 4-lane load at any
+    /// pixel stays inside. `shrinkGroup` sums the horizontal blocks once per group.
+    /// A lane holds at most `AxisPlan.maxShrinkFactor` samples of at most 255 * 255: < 2^31.
+    private let rowSums: UnsafeMutableBufferPointer<UInt32>
     /// One box-shrunk row (`horizontal.shrunkSize` pixels).
     private let shrunkRow: UnsafeMutableBufferPointer<SIMD4<Int32>>
     /// Fixed-point 1 / (block width * `reciprocalsGroupHeight`) per shrunk column.
@@ -48,21 +81,23 @@ public final class StreamingResampler {
     /// The last `vertical.filter.tapCount` horizontally reduced rows (`targetWidth` pixels
     /// each); shrunk row r lives in slot r % tapCount.
     private let reducedRows: UnsafeMutableBufferPointer<SIMD4<Int32>>
-    /// Vertical filter sums for one target row.
-    private let targetSums: UnsafeMutableBufferPointer<SIMD4<Int32>>
+    /// The horizontal weights, each repeated in four lanes (one vector multiply per tap).
+    private let horizontalWeightVectors: UnsafeMutableBufferPointer<SIMD4<Int32>>
+    /// For one target row: the reduced rows with a non-zero vertical weight, and those weights.
+    private let verticalTapRows: UnsafeMutableBufferPointer<UnsafePointer<SIMD4<Int32>>>
+    private let verticalTapWeights: UnsafeMutableBufferPointer<SIMD4<Int32>>
     /// The row handed to `emit`: interleaved premultiplied RGBA8.
     private let targetRow: UnsafeMutableBufferPointer<UInt8>
 
     private var rowsInGroup = 0
     private var shrunkRowCount = 0
-    /// Every source alpha is 255: block sums hold raw samples, and the premultiply's factor
-    /// 255 is folded into `blockReciprocals`.
-    private let sourceIsOpaque: Bool
 
-    /// `sourceIsOpaque` promises that every source alpha is 255 (a PNG without an alpha channel
-    /// or tRNS); the box sums then skip the per-pixel premultiply (same bytes, less work).
-    public init(sourceWidth: Int, sourceHeight: Int, targetWidth: Int, targetHeight: Int, sourceIsOpaque: Bool = false) {
-        self.sourceIsOpaque = sourceIsOpaque
+    /// `sourceFormat` is the layout of the rows that will be pushed; every format but `.rgba8`
+    /// promises an opaque source, whose block sums hold raw samples (the premultiply's factor
+    /// 255 is folded into `blockReciprocals`).
+    public init(sourceWidth: Int, sourceHeight: Int, targetWidth: Int, targetHeight: Int,
+                sourceFormat: SourceFormat = .rgba8) {
+        self.sourceFormat = sourceFormat
         horizontal = AxisPlan(sourceSize: sourceWidth, targetSize: targetWidth)
         vertical = AxisPlan(sourceSize: sourceHeight, targetSize: targetHeight)
         self.sourceWidth = sourceWidth
@@ -75,37 +110,41 @@ public final class StreamingResampler {
             precondition(plan.filter.maxAbsoluteWeightSum * Int(Self.maxSample) + (255 << 13) <= Int(Int32.max),
                          "filter weights too large for 32-bit sums")
         }
-        columnSums = .allocate(capacity: horizontal.shrunkSize)
-        columnSums.initialize(repeating: .zero)
+        rowSums = .allocate(capacity: sourceFormat.channels * sourceWidth + 4)
+        rowSums.initialize(repeating: 0)
         shrunkRow = .allocate(capacity: horizontal.shrunkSize)
         shrunkRow.initialize(repeating: .zero)
         blockReciprocals = .allocate(capacity: horizontal.shrunkSize)
         blockReciprocals.initialize(repeating: 0)
         reducedRows = .allocate(capacity: targetWidth * vertical.filter.tapCount)
         reducedRows.initialize(repeating: .zero)
-        targetSums = .allocate(capacity: targetWidth)
-        targetSums.initialize(repeating: .zero)
+        horizontalWeightVectors = .allocate(capacity: horizontal.filter.weights.count)
+        _ = horizontalWeightVectors.initialize(from: horizontal.filter.weights.lazy.map { SIMD4(repeating: $0) })
+        verticalTapRows = .allocate(capacity: vertical.filter.tapCount)
+        verticalTapWeights = .allocate(capacity: vertical.filter.tapCount)
         targetRow = .allocate(capacity: 4 * targetWidth)
         targetRow.initialize(repeating: 0)
     }
 
     deinit {
-        columnSums.deallocate()
+        rowSums.deallocate()
         shrunkRow.deallocate()
         blockReciprocals.deallocate()
         reducedRows.deallocate()
-        targetSums.deallocate()
+        horizontalWeightVectors.deallocate()
+        verticalTapRows.deallocate()
+        verticalTapWeights.deallocate()
         targetRow.deallocate()
     }
 
-    /// Feeds the next source row (straight RGBA8, `sourceWidth * 4` bytes, top to bottom).
+    /// Feeds the next source row (`sourceWidth * sourceFormat.channels` bytes, top to bottom).
     ///
     /// `emit` is called zero or more times with `(targetRowIndex, row)`, `row` being
     /// premultiplied RGBA8 of `targetWidth * 4` bytes, valid only during the call. Indices
     /// increase by one from 0; after the last source row all `targetHeight` rows are out.
     public func push(row: UnsafeBufferPointer<UInt8>,
                      emit: (Int, UnsafeBufferPointer<UInt8>) throws -> Void) rethrows {
-        precondition(row.count == 4 * sourceWidth, "a source row must hold sourceWidth * 4 bytes")
+        precondition(row.count == sourceFormat.channels * sourceWidth, "a source row must hold sourceWidth * channels bytes")
         precondition(pushedRowCount < sourceHeight, "more rows pushed than sourceHeight")
         addPremultiplied(row)
         pushedRowCount += 1
@@ -124,76 +163,118 @@ public final class StreamingResampler {
         }
     }
 
-    /// Adds one straight RGBA8 row, premultiplied, into the block sums (one SIMD4<Int> per
-    /// shrunk column, summing its block of `horizontal.shrinkFactor` pixels). With no shrink
-    /// on either axis the premultiplied pixels go straight into `shrunkRow`.
+    /// Adds one source row into `rowSums` (premultiplied if it has a real alpha channel); the
+    /// first row of a group replaces the sums.
     private func addPremultiplied(_ row: UnsafeBufferPointer<UInt8>) {
-        let width = sourceWidth, blockWidth = horizontal.shrinkFactor
-        // Unsafe hot loops: row.count == 4 * width was checked in push; a block of at most
-        // AxisPlan.maxShrinkFactor pixels sums to at most 32768 * 65025 < 2^31.
-        let source = UnsafeRawPointer(row.baseAddress!)
-        if blockWidth == 1 && vertical.shrinkFactor == 1 {
-            let shrunk = shrunkRow.baseAddress!
-            for x in 0..<width { shrunk[x] = Self.premultipliedPixel(source, x) }
-            return
+        let source = row.baseAddress!, first = rowsInGroup == 0
+        if sourceFormat == .rgba8 {
+            accumulate(source, first: first, Self.premultipliedChannels)
+        } else {
+            accumulate(source, first: first) { SIMD16<UInt32>(truncatingIfNeeded: $0) }
         }
-        let sums = columnSums.baseAddress!, opaque = sourceIsOpaque
-        if blockWidth == 1 {
-            for x in 0..<width { sums[x] &+= SIMD4<Int>(truncatingIfNeeded: Self.summand(source, x, opaque: opaque)) }
-            return
-        }
-        var x = 0
-        for column in 0..<horizontal.shrunkSize {
-            let end = min(x &+ blockWidth, width)
-            var block = SIMD4<Int32>.zero
-            while x < end {
-                block &+= Self.summand(source, x, opaque: opaque)
-                x &+= 1
+    }
+
+    /// Adds `widen(16 bytes)` to the matching 16 lanes of `rowSums`, four pixels a step; a
+    /// last partial step is padded with zeros and stores only its own lanes.
+    @inline(__always)
+    private func accumulate(_ source: UnsafePointer<UInt8>, first: Bool,
+                            _ widen: (SIMD16<UInt8>) -> SIMD16<UInt32>) {
+        // Unsafe hot loop: the row holds channels * sourceWidth bytes (checked in push), and
+        // rowSums more lanes than that.
+        let lanes = UnsafeMutableRawPointer(rowSums.baseAddress!), byteCount = sourceFormat.channels * sourceWidth
+        let laneBytes = MemoryLayout<UInt32>.stride
+        var offset = 0
+        if first {
+            while offset + 16 <= byteCount {
+                lanes.storeBytes(of: widen(UnsafeRawPointer(source + offset).loadUnaligned(as: SIMD16<UInt8>.self)),
+                                 toByteOffset: offset * laneBytes, as: SIMD16<UInt32>.self)
+                offset += 16
             }
-            sums[column] &+= SIMD4<Int>(truncatingIfNeeded: block)
+        } else {
+            while offset + 16 <= byteCount {
+                let sums = lanes.loadUnaligned(fromByteOffset: offset * laneBytes, as: SIMD16<UInt32>.self)
+                lanes.storeBytes(of: sums &+ widen(UnsafeRawPointer(source + offset).loadUnaligned(as: SIMD16<UInt8>.self)),
+                                 toByteOffset: offset * laneBytes, as: SIMD16<UInt32>.self)
+                offset += 16
+            }
         }
+        guard offset < byteCount else { return }
+        var padded = SIMD16<UInt8>.zero
+        withUnsafeMutableBytes(of: &padded) { $0.copyMemory(from: UnsafeRawBufferPointer(start: source + offset, count: byteCount - offset)) }
+        let tail = widen(padded), sums = rowSums.baseAddress! + offset
+        for lane in 0..<(byteCount - offset) { sums[lane] = (first ? 0 : sums[lane]) &+ tail[lane] }
     }
 
-    /// What pixel `x` adds to its block sum: premultiplied, or raw when the source is opaque
-    /// (then r·255 = 255·r is applied once per block, through the reciprocal).
+    /// Four straight RGBA8 pixels premultiplied exactly, each (r·a, g·a, b·a, 255·a): the
+    /// factor bytes (a, a, a, 255) come from each pixel's 32-bit word, and a byte times a byte
+    /// fits 16 bits, so the multiply runs on eight 16-bit lanes per register.
     @inline(__always)
-    private static func summand(_ row: UnsafeRawPointer, _ x: Int, opaque: Bool) -> SIMD4<Int32> {
-        opaque ? SIMD4<Int32>(truncatingIfNeeded: row.loadUnaligned(fromByteOffset: 4 &* x, as: SIMD4<UInt8>.self))
-            : premultipliedPixel(row, x)
-    }
-
-    /// Source pixel `x` of a straight RGBA8 row, premultiplied exactly: (r·a, g·a, b·a, 255·a).
-    /// One 4-byte load widened in a vector register, rather than four byte loads.
-    @inline(__always)
-    private static func premultipliedPixel(_ row: UnsafeRawPointer, _ x: Int) -> SIMD4<Int32> {
-        let pixel = SIMD4<Int32>(truncatingIfNeeded: row.loadUnaligned(fromByteOffset: 4 &* x, as: SIMD4<UInt8>.self))
-        var factors = SIMD4<Int32>(repeating: pixel[3])
-        factors[3] = 255
-        return pixel &* factors
+    private static func premultipliedChannels(_ pixels: SIMD16<UInt8>) -> SIMD16<UInt32> {
+        let words = unsafeBitCast(pixels, to: SIMD4<UInt32>.self)
+        let factors = unsafeBitCast((words &>> 24) &* 0x0001_0101 | 0xFF00_0000, to: SIMD16<UInt8>.self)
+        return SIMD16<UInt32>(truncatingIfNeeded: SIMD16<UInt16>(truncatingIfNeeded: pixels) &* SIMD16<UInt16>(truncatingIfNeeded: factors))
     }
 
     /// Turns the block sums of the current group of rows into one box-shrunk row
     /// (block averages, rounded) and clears the sums for the next group.
     private func shrinkGroup() {
-        let blockWidth = horizontal.shrinkFactor, width = sourceWidth, shrunkWidth = horizontal.shrunkSize
-        if blockWidth == 1 && vertical.shrinkFactor == 1 { rowsInGroup = 0; return }   // shrunkRow already filled
-        if reciprocalsGroupHeight != rowsInGroup {
-            reciprocalsGroupHeight = rowsInGroup
-            for column in 0..<shrunkWidth {
-                let pixelCount = min(blockWidth, width - column * blockWidth) * rowsInGroup
+        let groupHeight = rowsInGroup
+        if reciprocalsGroupHeight != groupHeight {
+            reciprocalsGroupHeight = groupHeight
+            let blockWidth = horizontal.shrinkFactor
+            for column in 0..<horizontal.shrunkSize {
+                let pixelCount = min(blockWidth, sourceWidth - column * blockWidth) * groupHeight
                 // Raw opaque sums need the premultiply's factor 255: (sum · 255) · r == sum · (255 · r).
-                blockReciprocals[column] = (sourceIsOpaque ? 255 : 1) * (((1 << Self.reciprocalBits) + pixelCount / 2) / pixelCount)
+                blockReciprocals[column] = (sourceFormat == .rgba8 ? 1 : 255) * (((1 << Self.reciprocalBits) + pixelCount / 2) / pixelCount)
             }
         }
         rowsInGroup = 0
-        let sums = columnSums.baseAddress!
+        // An opaque layout without alpha lanes sums alpha 255 per pixel and row, which the
+        // reciprocals turn into exactly 255 * 255.
+        let sums = UnsafeRawPointer(rowSums.baseAddress!), alphaSum = UInt32(255 * groupHeight)
+        switch sourceFormat {
+        case .rgba8, .opaqueRGBA8:
+            shrinkBlocks { sums.loadUnaligned(fromByteOffset: 16 &* $0, as: SIMD4<UInt32>.self) }
+        case .rgb8:
+            // Lane 3 of this load is the next pixel's red (or the zero padding): replaced.
+            shrinkBlocks { x in
+                var pixel = sums.loadUnaligned(fromByteOffset: 12 &* x, as: SIMD4<UInt32>.self)
+                pixel[3] = alphaSum
+                return pixel
+            }
+        case .grey8:
+            shrinkBlocks { x in
+                let grey = sums.load(fromByteOffset: 4 &* x, as: UInt32.self)
+                return SIMD4(grey, grey, grey, alphaSum)
+            }
+        }
+    }
+
+    /// Sums each block of `horizontal.shrinkFactor` pixels of the group (`pixelSums(x)` is
+    /// source column x's R, G, B, A sums) and stores the rounded averages in `shrunkRow`.
+    @inline(__always)
+    private func shrinkBlocks(_ pixelSums: (Int) -> SIMD4<UInt32>) {
+        let blockWidth = horizontal.shrinkFactor, width = sourceWidth
         let shrunk = shrunkRow.baseAddress!, reciprocals = blockReciprocals.baseAddress!
+        if blockWidth == 1 && reciprocalsGroupHeight == 1 {
+            // Blocks of one pixel: the average is the sum (times the premultiply's 255 for
+            // raw opaque samples), exactly what the reciprocal would give.
+            let factor = SIMD4<UInt32>(repeating: sourceFormat == .rgba8 ? 1 : 255)
+            for x in 0..<width { shrunk[x] = SIMD4(truncatingIfNeeded: pixelSums(x) &* factor) }
+            return
+        }
         let half = SIMD4<Int>(repeating: 1 << (Self.reciprocalBits - 1))
-        for column in 0..<shrunkWidth {
-            let average = (sums[column] &* reciprocals[column] &+ half) &>> Self.reciprocalBits
+        var x = 0
+        for column in 0..<horizontal.shrunkSize {
+            let end = min(x &+ blockWidth, width)
+            var block = SIMD4<Int>.zero
+            while x < end {
+                block &+= SIMD4<Int>(truncatingIfNeeded: pixelSums(x))
+                x &+= 1
+            }
+            let average = (block &* reciprocals[column] &+ half) &>> Self.reciprocalBits
             shrunk[column] = SIMD4(truncatingIfNeeded: average)
         }
-        sums.update(repeating: .zero, count: shrunkWidth)
     }
 
     /// Filters `shrunkRow` horizontally into `reducedRows`, starting at pixel `offset`.
@@ -202,16 +283,22 @@ public final class StreamingResampler {
         let half = SIMD4<Int32>(repeating: 1 << (FilterWeights.fractionBits - 1))
         let maxSample = SIMD4<Int32>(repeating: Self.maxSample)
         // Unsafe hot loop: firstInput[x] + tapCount <= shrunkSize by construction, and the
-        // init's precondition bounds every sum well inside Int32.
-        filter.weights.withUnsafeBufferPointer { weights in
-            filter.firstInput.withUnsafeBufferPointer { firstInput in
-                let output = reducedRows.baseAddress! + offset
-                for x in 0..<targetWidth {
-                    let taps = shrunkRow.baseAddress! + firstInput[x], tapWeights = weights.baseAddress! + x &* tapCount
-                    var sum = half
-                    for tap in 0..<tapCount { sum &+= taps[tap] &* tapWeights[tap] }
-                    output[x] = (sum &>> Int32(FilterWeights.fractionBits)).clamped(lowerBound: .zero, upperBound: maxSample)
+        // init's precondition bounds every sum well inside Int32 (two partial sums in wrapping
+        // arithmetic add up to the same total).
+        filter.firstInput.withUnsafeBufferPointer { firstInput in
+            let output = reducedRows.baseAddress! + offset, shrunk = shrunkRow.baseAddress!
+            let weights = horizontalWeightVectors.baseAddress!
+            for x in 0..<targetWidth {
+                let taps = shrunk + firstInput[x], tapWeights = weights + x &* tapCount
+                var even = half, odd = SIMD4<Int32>.zero
+                var tap = 0
+                while tap &+ 1 < tapCount {
+                    even &+= taps[tap] &* tapWeights[tap]
+                    odd &+= taps[tap &+ 1] &* tapWeights[tap &+ 1]
+                    tap &+= 2
                 }
+                if tap < tapCount { even &+= taps[tap] &* tapWeights[tap] }
+                output[x] = ((even &+ odd) &>> Int32(FilterWeights.fractionBits)).clamped(lowerBound: .zero, upperBound: maxSample)
             }
         }
     }
@@ -220,23 +307,30 @@ public final class StreamingResampler {
     private func reduceVertically(targetRow targetIndex: Int) {
         let filter = vertical.filter, tapCount = filter.tapCount
         let width = targetWidth, firstInput = filter.firstInput[targetIndex]
-        // Unsafe hot loop over slots of `width` pixels; overflow bounded as in reduceHorizontally.
-        let sums = targetSums.baseAddress!
-        sums.update(repeating: .zero, count: width)
+        var usedTaps = 0
         for tap in 0..<tapCount {
             let weight = filter.weights[targetIndex * tapCount + tap]
             if weight == 0 { continue }
-            let reduced = reducedRows.baseAddress! + width * ((firstInput + tap) % tapCount)
-            for x in 0..<width { sums[x] &+= reduced[x] &* weight }
+            verticalTapRows[usedTaps] = UnsafePointer(reducedRows.baseAddress! + width * ((firstInput + tap) % tapCount))
+            verticalTapWeights[usedTaps] = SIMD4(repeating: weight)
+            usedTaps += 1
         }
         // Sums are in units of 1/255 of an 8-bit level, times 2^fractionBits: one rounded
-        // division brings them to 8 bits; then colour is clamped to alpha.
-        let divisor = SIMD4<Int32>(repeating: 255 << FilterWeights.fractionBits)
+        // division by 255 << fractionBits brings them to 8 bits, done exactly as a shift by
+        // fractionBits then a multiply-shift by 1/255 (exact for every value up to 65152);
+        // then colour is clamped to alpha.
+        let rounding = SIMD4<Int32>(repeating: 255 << (FilterWeights.fractionBits - 1))
         let largest = SIMD4<Int32>(repeating: Self.maxSample << FilterWeights.fractionBits)
         let output = UnsafeMutableRawPointer(targetRow.baseAddress!)
+        let rows = verticalTapRows.baseAddress!, weights = verticalTapWeights.baseAddress!
+        // Unsafe hot loop over `usedTaps` rows of `width` pixels; overflow bounded as in
+        // reduceHorizontally.
         for x in 0..<width {
-            let levels = (sums[x].clamped(lowerBound: .zero, upperBound: largest) &+ divisor / 2) / divisor
-            let pixel = SIMD4<UInt8>(truncatingIfNeeded: levels.replacing(with: levels[3], where: levels .> levels[3]))
+            var sum = SIMD4<Int32>.zero
+            for tap in 0..<usedTaps { sum &+= rows[tap][x] &* weights[tap] }
+            let scaled = (sum.clamped(lowerBound: .zero, upperBound: largest) &+ rounding) &>> Int32(FilterWeights.fractionBits)
+            let levels = (scaled &* 32897) &>> 23
+            let pixel = SIMD4<UInt8>(truncatingIfNeeded: pointwiseMin(levels, SIMD4(repeating: levels[3])))
             output.storeBytes(of: pixel, toByteOffset: 4 * x, as: SIMD4<UInt8>.self)
         }
     }

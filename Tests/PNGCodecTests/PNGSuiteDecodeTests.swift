@@ -56,6 +56,24 @@ struct PNGSuiteDecodeTests {
         if decoder.isOpaque { #expect(allOpaque, "\(name) claims to be opaque but has transparent pixels") }
     }
 
+    @Test("Compact rows are the RGBA8 pixels without the constant alpha (grey: one channel)", arguments: validNames)
+    func compactRowsMatchRGBA(name: String) throws {
+        let path = Fixtures.path("pngsuite/" + name)
+        let rgba = try PNGDecoder.decodeRGBA(contentsOfFile: path)
+        let decoder = try PNGDecoder(file: InputFile(path: path), compactOpaqueRows: true)
+        var compact = [UInt8]()
+        try decoder.readRows { _, row in compact += row }
+        let expected: [UInt8] = switch decoder.rowFormat {
+        case .rgba8: rgba.pixels
+        case .rgb8: rgba.pixels.enumerated().filter { $0.offset % 4 != 3 }.map(\.element)
+        case .grey8: stride(from: 0, to: rgba.pixels.count, by: 4).map { rgba.pixels[$0] }
+        }
+        #expect(compact == expected, "\(name) as \(decoder.rowFormat)")
+        let header = decoder.header
+        let expectedFormat: PNGRowFormat = !decoder.isOpaque ? .rgba8 : header.colorType == .grey ? .grey8 : .rgb8
+        #expect(decoder.rowFormat == expectedFormat, "\(name): \(header.colorType), opaque \(decoder.isOpaque)")
+    }
+
     @Test func opacityFollowsTheAlphaChannelAndTRNS() throws {
         let expected = ["basn2c08.png": true, "basn3p08.png": true, "basn0g04.png": true, "basn6a08.png": false,
                         "basn4a08.png": false, "tbbn3p08.png": false, "tbrn2c08.png": false, "tbbn0g04.png": false]

@@ -88,28 +88,37 @@ import Testing
         #expect(streamed == image.resampled(toWidth: toWidth, toHeight: toHeight).pixels)
     }
 
-    /// The opaque shortcut (raw block sums, the factor 255 folded into the reciprocals) gives
-    /// exactly the bytes of the general premultiplying path, at every kind of shrink.
+    /// The opaque layouts (raw block sums, the factor 255 folded into the reciprocals; RGB and
+    /// grey rows without an alpha lane) give exactly the bytes of the general premultiplying
+    /// path on the same colours, at every kind of shrink, with row lengths that are and are
+    /// not multiples of the 16-byte step.
     @Test(arguments: [(300, 200, 29, 19), (301, 97, 290, 40), (1000, 9, 137, 3), (64, 48, 64, 48),
-                      (640, 480, 290, 218), (33, 2000, 5, 290), (7, 5, 64, 64)])
-    func opaqueShortcutMatchesTheGeneralPath(width: Int, height: Int, toWidth: Int, toHeight: Int) {
-        var generator = SplitMix64(seed: SplitMix64.testSeed ^ 0x0BA0)
+                      (640, 480, 290, 218), (33, 2000, 5, 290), (7, 5, 64, 64), (5, 3, 2, 1), (1, 40, 1, 7)])
+    func opaqueLayoutsMatchTheGeneralPath(width: Int, height: Int, toWidth: Int, toHeight: Int) {
+        let seed = SplitMix64.testSeed ^ 0x0BA0
+        var generator = SplitMix64(seed: seed)
         let image = randomImage(width: width, height: height, opaque: true, using: &generator)
-        func run(opaque: Bool) -> [UInt8] {
+        let greys = (0..<width * height).map { _ in UInt8(truncatingIfNeeded: generator.next()) }
+        func run(_ format: StreamingResampler.SourceFormat, _ pixels: [UInt8]) -> [UInt8] {
             let resampler = StreamingResampler(sourceWidth: width, sourceHeight: height, targetWidth: toWidth,
-                                               targetHeight: toHeight, sourceIsOpaque: opaque)
+                                               targetHeight: toHeight, sourceFormat: format)
+            let rowBytes = width * format.channels
             var output = [UInt8]()
-            image.pixels.withUnsafeBufferPointer { pixels in
+            pixels.withUnsafeBufferPointer { pixels in
                 for y in 0..<height {
-                    resampler.push(row: UnsafeBufferPointer(rebasing: pixels[y * width * 4 ..< (y + 1) * width * 4])) { _, row in
+                    resampler.push(row: UnsafeBufferPointer(rebasing: pixels[y * rowBytes ..< (y + 1) * rowBytes])) { _, row in
                         output += row
                     }
                 }
             }
             return output
         }
-        #expect(run(opaque: true) == run(opaque: false),
-                "\(width)x\(height) -> \(toWidth)x\(toHeight), seed \(SplitMix64.testSeed ^ 0x0BA0)")
+        let general = run(.rgba8, image.pixels)
+        let rgb = image.pixels.enumerated().filter { $0.offset % 4 != 3 }.map(\.element)
+        let context = "\(width)x\(height) -> \(toWidth)x\(toHeight), seed \(seed)"
+        #expect(run(.opaqueRGBA8, image.pixels) == general, "opaque RGBA, \(context)")
+        #expect(run(.rgb8, rgb) == general, "RGB, \(context)")
+        #expect(run(.grey8, greys) == run(.rgba8, greys.flatMap { [$0, $0, $0, 255] }), "grey, \(context)")
     }
 
     /// Output rows start before the input ends: only a window of rows is held. Here (10x

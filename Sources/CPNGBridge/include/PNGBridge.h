@@ -30,6 +30,7 @@ typedef struct {
     int color_type;
     int interlaced;
     int has_transparency;   ///< an alpha channel or a tRNS chunk: some alpha may be below 255
+    int channels;           ///< bytes per delivered pixel: 4 (RGBA), 3 (RGB) or 1 (grey)
 } mpng_image_info;
 
 typedef struct mpng_decoder mpng_decoder;
@@ -48,12 +49,13 @@ const char *mpng_decoder_warning(const mpng_decoder *decoder);
 /// Reads the signature and every chunk up to the image data, rejects images
 /// over max_pixels or wider than max_width, and files too short to hold the
 /// image data their header claims, then sets up the transformations to 8-bit
-/// RGBA. max_chunk_bytes caps any ancillary-chunk allocation.
+/// RGBA, or with compact set, for an image without alpha or tRNS, to 8-bit RGB
+/// (grey: 8-bit grey), which skips libpng's filler pass. max_chunk_bytes caps any ancillary-chunk allocation.
 mpng_status mpng_decoder_start(mpng_decoder *decoder, uint64_t max_pixels, uint64_t max_width,
-                               size_t max_chunk_bytes, mpng_image_info *info);
-/// Non-interlaced images: reads the next row as RGBA8 (width * 4 bytes).
+                               size_t max_chunk_bytes, int compact, mpng_image_info *info);
+/// Non-interlaced images: reads the next row (width * channels bytes).
 mpng_status mpng_decoder_read_row(mpng_decoder *decoder, uint8_t *row);
-/// Any image: reads all rows as RGBA8 into rows[0..height).
+/// Any image: reads all rows into rows[0..height).
 mpng_status mpng_decoder_read_image(mpng_decoder *decoder, uint8_t **rows);
 /// Reads the chunks after the image data up to IEND.
 mpng_status mpng_decoder_finish(mpng_decoder *decoder);
