@@ -211,7 +211,7 @@ final class SheetRenderer: @unchecked Sendable {
 
 extension StreamingResampler.SourceFormat {
     /// The resampler's name for a decoder's rows.
-    init(_ decoder: PNGDecoder) {
+    public init(_ decoder: PNGDecoder) {
         switch decoder.rowFormat {
         case .rgb8: self = .rgb8
         case .grey8: self = .grey8

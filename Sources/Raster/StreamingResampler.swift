@@ -325,13 +325,29 @@ public final class StreamingResampler {
         let rows = verticalTapRows.baseAddress!, weights = verticalTapWeights.baseAddress!
         // Unsafe hot loop over `usedTaps` rows of `width` pixels; overflow bounded as in
         // reduceHorizontally.
-        for x in 0..<width {
-            var sum = SIMD4<Int32>.zero
-            for tap in 0..<usedTaps { sum &+= rows[tap][x] &* weights[tap] }
+        func store(_ sum: SIMD4<Int32>, at x: Int) {
             let scaled = (sum.clamped(lowerBound: .zero, upperBound: largest) &+ rounding) &>> Int32(FilterWeights.fractionBits)
             let levels = (scaled &* 32897) &>> 23
             let pixel = SIMD4<UInt8>(truncatingIfNeeded: pointwiseMin(levels, SIMD4(repeating: levels[3])))
-            output.storeBytes(of: pixel, toByteOffset: 4 * x, as: SIMD4<UInt8>.self)
+            output.storeBytes(of: pixel, toByteOffset: 4 &* x, as: SIMD4<UInt8>.self)
+        }
+        // Two pixels a step share each tap's row pointer and weight.
+        var x = 0
+        while x &+ 1 < width {
+            var left = SIMD4<Int32>.zero, right = SIMD4<Int32>.zero
+            for tap in 0..<usedTaps {
+                let row = rows[tap] + x, weight = weights[tap]
+                left &+= row[0] &* weight
+                right &+= row[1] &* weight
+            }
+            store(left, at: x)
+            store(right, at: x &+ 1)
+            x &+= 2
+        }
+        if x < width {
+            var sum = SIMD4<Int32>.zero
+            for tap in 0..<usedTaps { sum &+= rows[tap][x] &* weights[tap] }
+            store(sum, at: x)
         }
     }
 }
