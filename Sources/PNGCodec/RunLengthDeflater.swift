@@ -30,6 +30,8 @@ final class RunLengthDeflater {
     private var isFirstBlock = true
     private let symbols: UnsafeMutablePointer<UInt16>
     private let symbolCounts: UnsafeMutablePointer<Int>
+    /// Four tables of counts, summed into `symbolCounts` (see `countSymbols`).
+    private let laneCounts: UnsafeMutablePointer<UInt32>
     private let output: UnsafeMutablePointer<UInt8>
     private var bits: DeflateBitWriter
     private var adler: UInt = 1
@@ -44,6 +46,7 @@ final class RunLengthDeflater {
         symbols = .allocate(capacity: blockBytes + Self.slack)
         symbolCounts = .allocate(capacity: DeflateSymbol.count)
         symbolCounts.initialize(repeating: 0, count: DeflateSymbol.count)
+        laneCounts = .allocate(capacity: 4 * DeflateSymbol.count)
         // A block is written dynamic only when that is no larger than stored.
         let outputCapacity = blockBytes + (blockBytes / Self.storedBlockLimit + 1) * 5 + 1024 + Self.slack
         output = .allocate(capacity: outputCapacity)
@@ -57,6 +60,7 @@ final class RunLengthDeflater {
         input.deallocate()
         symbols.deallocate()
         symbolCounts.deallocate()
+        laneCounts.deallocate()
         output.deallocate()
     }
 
@@ -100,7 +104,7 @@ final class RunLengthDeflater {
         try drainOutput(to: sink)
 
         // Keep the last bytes for runs that start in the next block.
-        (input).update(from: input + inputCount, count: Self.history)
+        input.update(from: input + inputCount, count: Self.history)
         inputCount = 0
         isFirstBlock = false
     }
@@ -177,8 +181,7 @@ final class RunLengthDeflater {
     /// Fills `symbolCounts`, counting into four tables in turn so that repeats of
     /// a symbol do not wait on each other's increments.
     private func countSymbols(_ count: Int) {
-        let tables = UnsafeMutablePointer<UInt32>.allocate(capacity: 4 * DeflateSymbol.count)
-        defer { tables.deallocate() }
+        let tables = laneCounts
         tables.initialize(repeating: 0, count: 4 * DeflateSymbol.count)
         let symbols = symbols
         var index = 0
