@@ -27,9 +27,15 @@ let package = Package(
             pkgConfig: "libpng",
             providers: [.apt(["libpng-dev", "zlib1g-dev"])]
         ),
+        // zlib alone, for Swift: CRC-32 and Adler-32 (and `uncompress` in tests).
+        .systemLibrary(
+            name: "CZlib",
+            pkgConfig: "zlib",
+            providers: [.apt(["zlib1g-dev"])]
+        ),
         // The only code that calls libpng: owns every setjmp.
         .target(name: "CPNGBridge", dependencies: ["CLibPNG"]),
-        .target(name: "PNGCodec", dependencies: ["CPNGBridge"]),
+        .target(name: "PNGCodec", dependencies: ["CPNGBridge", "CZlib"]),
         .target(name: "MasonryLayout"),
         .target(name: "Raster", swiftSettings: rasterSettings),
         .target(name: "MasonrySheet", dependencies: ["PNGCodec", "MasonryLayout", "Raster"]),
@@ -39,7 +45,7 @@ let package = Package(
 
         // Tests. TestSupport holds what several test targets share.
         .target(name: "TestSupport", dependencies: ["PNGCodec"], path: "Tests/TestSupport"),
-        .testTarget(name: "PNGCodecTests", dependencies: ["PNGCodec", "TestSupport"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "PNGCodecTests", dependencies: ["PNGCodec", "CZlib", "TestSupport"], resources: [.copy("Fixtures")]),
         .testTarget(name: "MasonryLayoutTests", dependencies: ["MasonryLayout", "TestSupport"]),
         .testTarget(name: "RasterTests", dependencies: ["Raster", "TestSupport"], resources: [.copy("Fixtures")]),
         .testTarget(name: "MasonrySheetTests", dependencies: ["MasonrySheet", "PNGCodec", "Raster", "TestSupport"]),

@@ -10,7 +10,7 @@ public enum PNGPixelFormat: Sendable, Hashable {
     public var channels: Int { self == .rgb8 ? 3 : 4 }
 }
 
-/// zlib level, strategy and row filter: the whole of what decides the bytes.
+/// Compressor and row filter: the whole of what decides the bytes.
 public struct PNGEncodingSettings: Sendable, Hashable {
     /// The zlib strategy.
     public enum Strategy: Sendable, Hashable {
@@ -25,7 +25,7 @@ public struct PNGEncodingSettings: Sendable, Hashable {
         }
     }
 
-    /// The PNG row filter (`adaptive` lets libpng choose per row).
+    /// The PNG row filter (`adaptive` chooses per row, libpng's way).
     public enum Filter: Sendable, Hashable {
         case none, sub, up, average, paeth, adaptive
 
@@ -41,25 +41,37 @@ public struct PNGEncodingSettings: Sendable, Hashable {
         }
     }
 
-    public var level: Int
-    public var strategy: Strategy
+    /// What compresses the filtered rows.
+    public enum Compressor: Sendable, Hashable {
+        /// Masonry's own deflate in Swift (`RunLengthDeflater`): runs of a repeated
+        /// byte or pixel plus literals, dynamic Huffman blocks. Its bytes depend only
+        /// on the pixels, never on the installed zlib.
+        case masonryRLE
+        /// zlib through libpng at `level` 0-9 with `strategy`.
+        case zlib(level: Int, strategy: Strategy)
+    }
+
+    public var compressor: Compressor
     public var filter: Filter
 
-    public init(level: Int, strategy: Strategy = .default, filter: Filter = .up) {
-        self.level = level
-        self.strategy = strategy
+    public init(compressor: Compressor, filter: Filter) {
+        self.compressor = compressor
         self.filter = filter
     }
 
-    /// The sheet default: zlib level 6 with the `Z_RLE` strategy and the Up filter. Measured
-    /// on photo and clipart sheets it is the fastest setting we found that stays within a few
-    /// percent of the smallest (Notes/performance.md): about 8x faster than level 9 with
-    /// adaptive filters.
-    public static let `default` = PNGEncodingSettings(level: 6, strategy: .rle, filter: .up)
-    /// The same as `default`: with `Z_RLE`, zlib 1.2.13 uses one routine at every level, and
-    /// no other setting we measured was faster without being much larger.
+    /// zlib through libpng.
+    public init(level: Int, strategy: Strategy = .default, filter: Filter = .up) {
+        self.init(compressor: .zlib(level: level, strategy: strategy), filter: filter)
+    }
+
+    /// The sheet default: Masonry's run-length deflate with the Up filter. On a
+    /// 1200×14843 photo sheet it encodes in a fraction of the time zlib level 6 with
+    /// `Z_RLE` took, at about the same size (Notes/performance.md), and, unlike
+    /// zlib's output, its bytes cannot change with the zlib version installed.
+    public static let `default` = PNGEncodingSettings(compressor: .masonryRLE, filter: .up)
+    /// The same as `default`: nothing measured was faster without being much larger.
     public static let fast = PNGEncodingSettings.default
-    /// Small: level 9, `Z_FILTERED`, Paeth: 7-13 % smaller than `default`, about 10x slower.
+    /// Small: zlib level 9, `Z_FILTERED`, Paeth: 7-13 % smaller than `default`, far slower.
     public static let small = PNGEncodingSettings(level: 9, strategy: .filtered, filter: .paeth)
 }
 
@@ -70,40 +82,62 @@ public final class PNGEncoder {
     public let width: Int
     public let height: Int
     public let format: PNGPixelFormat
-    private let bridge: OpaquePointer
+    private let backend: Backend
     private var rowsWritten = 0
+
+    /// Who writes the file: libpng (zlib settings) or Masonry's own writer.
+    private enum Backend {
+        case libpng(OpaquePointer)
+        case runLength(RunLengthPNGWriter)
+    }
 
     /// Starts a PNG on an open file descriptor (not closed by the encoder).
     public convenience init(fileDescriptor: Int32, width: Int, height: Int, format: PNGPixelFormat,
                             settings: PNGEncodingSettings = .default) throws(PNGError) {
-        guard let bridge = mpng_encoder_create_fd(fileDescriptor) else { throw PNGError(.io, "out of memory") }
-        try self.init(bridge: bridge, width: width, height: height, format: format, settings: settings)
+        try self.init(destination: .fileDescriptor(fileDescriptor), width: width, height: height, format: format,
+                      settings: settings)
     }
 
-    private init(bridge: OpaquePointer, width: Int, height: Int, format: PNGPixelFormat,
+    private init(destination: RunLengthPNGWriter.Destination, width: Int, height: Int, format: PNGPixelFormat,
                  settings: PNGEncodingSettings) throws(PNGError) {
-        self.bridge = bridge
         self.width = width
         self.height = height
         self.format = format
         guard (1...0x7FFF_FFFF).contains(width), (1...0x7FFF_FFFF).contains(height) else {
             throw PNGError(.unsupported, "cannot encode a \(width)×\(height) image")
         }
-        guard (0...9).contains(settings.level) else {
-            throw PNGError(.unsupported, "compression level \(settings.level) is not in 0...9")
+        switch settings.compressor {
+        case .masonryRLE:
+            backend = .runLength(try RunLengthPNGWriter(destination: destination, width: width, height: height,
+                                                        format: format, filter: settings.filter))
+        case .zlib(let level, let strategy):
+            guard (0...9).contains(level) else {
+                throw PNGError(.unsupported, "compression level \(level) is not in 0...9")
+            }
+            let created = switch destination {
+            case .fileDescriptor(let descriptor): mpng_encoder_create_fd(descriptor)
+            case .memory: mpng_encoder_create_memory()
+            }
+            guard let bridge = created else { throw PNGError(.io, "out of memory") }
+            backend = .libpng(bridge)
+            try check(mpng_encoder_start(bridge, UInt32(width), UInt32(height), Int32(format.channels),
+                                         Int32(level), strategy.zlibValue, settings.filter.bridgeValue))
         }
-        try check(mpng_encoder_start(bridge, UInt32(width), UInt32(height), Int32(format.channels),
-                                     Int32(settings.level), settings.strategy.zlibValue, settings.filter.bridgeValue))
     }
 
-    deinit { mpng_encoder_destroy(bridge) }
+    deinit {
+        if case .libpng(let bridge) = backend { mpng_encoder_destroy(bridge) }
+    }
 
     /// Writes the next row (`width * channels` bytes).
     public func writeRow(_ row: UnsafeBufferPointer<UInt8>) throws(PNGError) {
-        guard row.count == width * format.channels, rowsWritten < height else {
+        guard row.count == width * format.channels, rowsWritten < height, let start = row.baseAddress else {
             throw PNGError(.unsupported, "row \(rowsWritten) has \(row.count) bytes or is past the last row")
         }
-        try check(mpng_encoder_write_row(bridge, row.baseAddress))
+        switch backend {
+        case .libpng(let bridge): try check(mpng_encoder_write_row(bridge, start))
+        case .runLength(let writer): try writer.writeRow(start)
+        }
         rowsWritten += 1
     }
 
@@ -112,7 +146,10 @@ public final class PNGEncoder {
         guard rowsWritten == height else {
             throw PNGError(.unsupported, "only \(rowsWritten) of \(height) rows were written")
         }
-        try check(mpng_encoder_finish(bridge))
+        switch backend {
+        case .libpng(let bridge): try check(mpng_encoder_finish(bridge))
+        case .runLength(let writer): try writer.finish()
+        }
     }
 
     /// Encodes a whole image held in memory (`width * height * channels` bytes).
@@ -121,8 +158,7 @@ public final class PNGEncoder {
         guard pixels.count == width * height * format.channels else {
             throw PNGError(.unsupported, "expected \(width * height * format.channels) bytes, got \(pixels.count)")
         }
-        guard let bridge = mpng_encoder_create_memory() else { throw PNGError(.io, "out of memory") }
-        let encoder = try PNGEncoder(bridge: bridge, width: width, height: height, format: format, settings: settings)
+        let encoder = try PNGEncoder(destination: .memory, width: width, height: height, format: format, settings: settings)
         let rowBytes = width * format.channels
         try pixels.withUnsafeBufferPointer { (all) throws(PNGError) in
             for y in 0..<height {
@@ -130,13 +166,19 @@ public final class PNGEncoder {
             }
         }
         try encoder.finish()
-        var count = 0
-        let bytes = mpng_encoder_memory(bridge, &count)
-        return Array(UnsafeBufferPointer(start: bytes, count: count))
+        switch encoder.backend {
+        case .libpng(let bridge):
+            var count = 0
+            let bytes = mpng_encoder_memory(bridge, &count)
+            return Array(UnsafeBufferPointer(start: bytes, count: count))
+        case .runLength(let writer):
+            return writer.memory
+        }
     }
 
+    /// Turns a libpng bridge status into a `PNGError`.
     private func check(_ status: mpng_status) throws(PNGError) {
-        guard status != MPNG_OK else { return }
+        guard status != MPNG_OK, case .libpng(let bridge) = backend else { return }
         let message = String(cString: mpng_encoder_message(bridge))
         throw PNGError(status == MPNG_IO ? .io : .unsupported, message)
     }

@@ -276,7 +276,8 @@ func encodeStage(sheetPath: String, runs: Int, sweep: Bool) throws {
     for i in 0..<(decoded.width * decoded.height) { for c in 0..<3 { rgb[3 * i + c] = decoded.pixels[4 * i + c] } }
     let mp = Double(decoded.width * decoded.height) / 1e6
     var settings: [(String, PNGEncodingSettings, Int)] = [
-        ("default (6, RLE, Up; fast is the same)", .default, runs),
+        ("default (Masonry run-length deflate, Up; fast is the same)", .default, runs),
+        ("zlib 6, RLE, Up (the default until the Swift deflater)", PNGEncodingSettings(level: 6, strategy: .rle, filter: .up), runs),
         ("small (9, filtered, Paeth)", .small, max(1, runs / 3)),
     ]
     if sweep {
@@ -287,6 +288,7 @@ func encodeStage(sheetPath: String, runs: Int, sweep: Bool) throws {
             ("1, default, Sub", PNGEncodingSettings(level: 1, strategy: .default, filter: .sub), runs),
             ("3, RLE, Up", PNGEncodingSettings(level: 3, strategy: .rle, filter: .up), runs),
             ("6, RLE, Sub", PNGEncodingSettings(level: 6, strategy: .rle, filter: .sub), runs),
+            ("Masonry run-length deflate, Sub", PNGEncodingSettings(compressor: .masonryRLE, filter: .sub), runs),
             ("6, RLE, Paeth", PNGEncodingSettings(level: 6, strategy: .rle, filter: .paeth), runs),
             ("6, RLE, adaptive", PNGEncodingSettings(level: 6, strategy: .rle, filter: .adaptive), runs),
             ("2, default, Up", PNGEncodingSettings(level: 2, strategy: .default, filter: .up), runs),

@@ -158,7 +158,7 @@ import TestSupport
 /// Recorded digests; see the test that checks them.
 enum Goldens {
     static let fixtureSheetPixels = "7f655a21f8796040c7fa2475a9515d5e3946ccf38130640a4f1688f2f0228716"
-    static let fixtureSheetPNG = "ebe896e7abeda14a8c57d64569fef3c21894b6da8f43acc61e336471aa2450fe"
+    static let fixtureSheetPNG = "80462d1fecacde26925e9edcb784980c19f9ee613ff8e2646db0e0d0e55144c9"
     static let fixtureManifest = "c16183675d11d3613bdbb08b7bbf85c71eab6511e1761c9093c5a88fa887d396"
 }
 

@@ -76,7 +76,7 @@ struct PNGEncoderTests {
             let settings = PNGEncodingSettings(level: testCase.level,
                                                strategy: Self.strategies[index % Self.strategies.count],
                                                filter: Self.filters[(index + testCase.level) % Self.filters.count])
-            let label = "\(testCase.testDescription) image \(index) \(width)×\(height) \(settings.strategy)/\(settings.filter) seed 0x\(String(seed, radix: 16))"
+            let label = "\(testCase.testDescription) image \(index) \(width)×\(height) \(settings.compressor)/\(settings.filter) seed 0x\(String(seed, radix: 16))"
             let encoded = try PNGEncoder.encode(pixels: pixels, width: width, height: height,
                                                 format: testCase.format, settings: settings)
             let header = try PNGHeader(parsing: encoded)

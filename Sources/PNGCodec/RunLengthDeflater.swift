@@ -1,0 +1,281 @@
+import CZlib
+
+/// A zlib stream (RFC 1950 around RFC 1951 deflate) compressor made for filtered
+/// PNG rows, in bounded memory.
+///
+/// Like zlib's `Z_RLE` strategy it looks only for runs: at each byte a repeat of the
+/// previous byte (distance 1) or of the previous pixel (distance `bytesPerPixel`),
+/// taking the longer, greedily; everything else is a literal. Each block of
+/// `blockBytes` input bytes is coded with its own length-limited dynamic Huffman
+/// codes, or stored when that is smaller (noise). No hashing and no window search
+/// makes it several times faster than zlib at about the same size on
+/// photographs, and the output bytes depend only on the input bytes (never on a
+/// library version), so a sheet's PNG is the same on every machine.
+final class RunLengthDeflater {
+    /// Bytes per pixel: the second run distance (3 or 4 for 8-bit RGB or RGBA).
+    let bytesPerPixel: Int
+    /// Input bytes per deflate block.
+    let blockBytes: Int
+
+    /// Input bytes seen before the current block that runs may refer back to.
+    private static let history = 4
+    /// Zero bytes after the input and the output so 8-byte loads and stores may overrun.
+    private static let slack = 8
+    /// Largest stored block (LEN is 16 bits).
+    private static let storedBlockLimit = 65535
+
+    /// `history` bytes, then the current block's input, then `slack`.
+    private let input: UnsafeMutablePointer<UInt8>
+    private var inputCount = 0
+    private var isFirstBlock = true
+    private let symbols: UnsafeMutablePointer<UInt16>
+    private let symbolCounts: UnsafeMutablePointer<Int>
+    /// Four tables of counts, summed into `symbolCounts` (see `countSymbols`).
+    private let laneCounts: UnsafeMutablePointer<UInt32>
+    private let output: UnsafeMutablePointer<UInt8>
+    private var bits: DeflateBitWriter
+    private var adler: UInt = 1
+
+    /// Starts a stream; the zlib header is written with the first block.
+    init(bytesPerPixel: Int, blockBytes: Int = 1 << 16) {
+        precondition((1...DeflateSymbol.maxDistance).contains(bytesPerPixel) && blockBytes >= 16)
+        self.bytesPerPixel = bytesPerPixel
+        self.blockBytes = blockBytes
+        input = .allocate(capacity: Self.history + blockBytes + Self.slack)
+        input.initialize(repeating: 0, count: Self.history + blockBytes + Self.slack)
+        symbols = .allocate(capacity: blockBytes + Self.slack)
+        symbolCounts = .allocate(capacity: DeflateSymbol.count)
+        symbolCounts.initialize(repeating: 0, count: DeflateSymbol.count)
+        laneCounts = .allocate(capacity: 4 * DeflateSymbol.count)
+        // A block is written dynamic only when that is no larger than stored.
+        let outputCapacity = blockBytes + (blockBytes / Self.storedBlockLimit + 1) * 5 + 1024 + Self.slack
+        output = .allocate(capacity: outputCapacity)
+        output.initialize(repeating: 0, count: outputCapacity)
+        bits = DeflateBitWriter(at: output)
+        bits.write(0x78, bitCount: 8)  // CMF: deflate, 32 KiB window
+        bits.write(0x01, bitCount: 8)  // FLG: fastest compression, no dictionary; 0x7801 % 31 == 0
+    }
+
+    deinit {
+        input.deallocate()
+        symbols.deallocate()
+        symbolCounts.deallocate()
+        laneCounts.deallocate()
+        output.deallocate()
+    }
+
+    /// Compresses `bytes`, handing finished output to `sink` (whenever a block fills).
+    func append(_ bytes: UnsafeBufferPointer<UInt8>,
+                to sink: (UnsafeBufferPointer<UInt8>) throws(PNGError) -> Void) throws(PNGError) {
+        guard var source = bytes.baseAddress else { return }
+        var remaining = bytes.count
+        while remaining > 0 {
+            if inputCount == blockBytes { try writeBlock(isFinal: false, to: sink) }
+            let piece = min(blockBytes - inputCount, remaining)
+            (input + Self.history + inputCount).update(from: source, count: piece)
+            adler = adler32(adler, source, UInt32(piece))
+            inputCount += piece
+            source += piece
+            remaining -= piece
+        }
+    }
+
+    /// Writes the last block and the Adler-32 trailer. The deflater is spent afterwards.
+    func finish(to sink: (UnsafeBufferPointer<UInt8>) throws(PNGError) -> Void) throws(PNGError) {
+        try writeBlock(isFinal: true, to: sink)
+        bits.alignToByte()
+        for shift in stride(from: 24, through: 0, by: -8) { bits.write(UInt64(adler >> UInt(shift) & 0xFF), bitCount: 8) }
+        try drainOutput(to: sink)
+    }
+
+    // MARK: Blocks
+
+    private func writeBlock(isFinal: Bool, to sink: (UnsafeBufferPointer<UInt8>) throws(PNGError) -> Void) throws(PNGError) {
+        let symbolCount = findSymbols()
+        let plan = DynamicBlockPlan(symbolCounts: symbolCounts)
+        let storedPieces = max(1, (inputCount + Self.storedBlockLimit - 1) / Self.storedBlockLimit)
+        let storedBits = storedPieces * 40 + 8 * inputCount
+        if plan.bitCount <= storedBits {
+            plan.writeHeader(isFinal: isFinal, to: &bits)
+            writeSymbols(count: symbolCount, plan: plan)
+        } else {
+            writeStored(isFinal: isFinal)
+        }
+        try drainOutput(to: sink)
+
+        // Keep the last bytes for runs that start in the next block.
+        input.update(from: input + inputCount, count: Self.history)
+        inputCount = 0
+        isFirstBlock = false
+    }
+
+    /// Turns the block's input into literal and run symbols (greedy, longest run
+    /// at distance 1 or `bytesPerPixel`, distance 1 on a tie), counting each.
+    private func findSymbols() -> Int {
+        let start = input + Self.history
+        let end = inputCount
+        let pixel = bytesPerPixel
+        let symbols = symbols
+        var count = 0
+        var position = 0
+        @inline(__always) func literal() {
+            symbols[count] = UInt16(start[position])
+            count &+= 1
+            position &+= 1
+        }
+        /// The longer run at `position`, at distances known to repeat at least 3 bytes.
+        @inline(__always) func emitRun(byteRun: Bool, pixelRun: Bool) {
+            let here = UnsafeRawPointer(start + position)
+            let limit = min(end &- position, DeflateSymbol.maxRun)
+            let byteLength = byteRun ? Self.runLength(here, distance: 1, limit: limit) : 0
+            let pixelLength = pixelRun ? Self.runLength(here, distance: pixel, limit: limit) : 0
+            symbols[count] = UInt16(truncatingIfNeeded: byteLength >= pixelLength
+                ? DeflateSymbol.run(length: byteLength, distance: 1)
+                : DeflateSymbol.run(length: pixelLength, distance: pixel))
+            count &+= 1
+            position &+= max(byteLength, pixelLength)
+        }
+        // The stream's first bytes have nothing (or too little) to refer back to.
+        let firstRunStart = isFirstBlock ? min(Self.history, end) : 0
+        while position < firstRunStart { literal() }
+        // Eight bytes at a time: find where the first run of 3 (at either distance)
+        // starts among the next six positions; the bytes before it are literals.
+        while position + 8 <= end {
+            let here = UnsafeRawPointer(start + position)
+            let word = here.loadUnaligned(as: UInt64.self)
+            let byteRuns = Self.runStarts(word ^ here.loadUnaligned(fromByteOffset: -1, as: UInt64.self))
+            let pixelRuns = Self.runStarts(word ^ here.loadUnaligned(fromByteOffset: -pixel, as: UInt64.self))
+            let runs = byteRuns | pixelRuns
+            // Widen the eight bytes to symbols; only those before the run are kept.
+            UnsafeMutableRawPointer(symbols + count).storeBytes(
+                of: SIMD8<UInt16>(truncatingIfNeeded: unsafeBitCast(word, to: SIMD8<UInt8>.self)),
+                as: SIMD8<UInt16>.self)
+            guard runs != 0 else {
+                count &+= 6
+                position &+= 6
+                continue
+            }
+            let literals = runs.trailingZeroBitCount &>> 3
+            count &+= literals
+            position &+= literals
+            let bit = UInt64(0x80) &<< UInt64(literals &<< 3)
+            emitRun(byteRun: byteRuns & bit != 0, pixelRun: pixelRuns & bit != 0)
+        }
+        let lastRunStart = end - DeflateSymbol.minRun
+        while position <= lastRunStart {
+            let here = UnsafeRawPointer(start + position)
+            let word = here.loadUnaligned(as: UInt32.self)
+            let byteRun = (word ^ here.loadUnaligned(fromByteOffset: -1, as: UInt32.self)) & 0xFF_FFFF == 0
+            let pixelRun = (word ^ here.loadUnaligned(fromByteOffset: -pixel, as: UInt32.self)) & 0xFF_FFFF == 0
+            if byteRun || pixelRun {
+                emitRun(byteRun: byteRun, pixelRun: pixelRun)
+            } else {
+                literal()
+            }
+        }
+        while position < end { literal() }
+        countSymbols(count)
+        return count
+    }
+
+    /// Fills `symbolCounts`, counting into four tables in turn so that repeats of
+    /// a symbol do not wait on each other's increments.
+    private func countSymbols(_ count: Int) {
+        let tables = laneCounts
+        tables.initialize(repeating: 0, count: 4 * DeflateSymbol.count)
+        let symbols = symbols
+        var index = 0
+        while index + 4 <= count {
+            for lane in 0..<4 { tables[lane &* DeflateSymbol.count &+ Int(symbols[index &+ lane])] &+= 1 }
+            index &+= 4
+        }
+        while index < count {
+            tables[Int(symbols[index])] &+= 1
+            index &+= 1
+        }
+        for symbol in 0..<DeflateSymbol.count {
+            symbolCounts[symbol] = (0..<4).reduce(0) { $0 + Int(tables[$1 * DeflateSymbol.count + symbol]) }
+        }
+    }
+
+    /// Given the XOR of eight bytes with the bytes some distance earlier, sets the
+    /// top bit of byte `i` (for `i` in 0...5) when bytes `i`, `i+1` and `i+2` all
+    /// repeat: a run of at least 3 can start there.
+    @inline(__always)
+    private static func runStarts(_ difference: UInt64) -> UInt64 {
+        let low7 = 0x7F7F_7F7F_7F7F_7F7F as UInt64
+        let zeroBytes = ~(((difference & low7) &+ low7) | difference | low7)  // exact: top bit of each zero byte
+        return zeroBytes & (zeroBytes &>> 8) & (zeroBytes &>> 16) & 0x0000_8080_8080_8080
+    }
+
+    /// How many bytes from `here` (at least 3 are known to) repeat the bytes
+    /// `distance` earlier, up to `limit`. May read up to 7 bytes past the limit.
+    @inline(__always)
+    private static func runLength(_ here: UnsafeRawPointer, distance: Int, limit: Int) -> Int {
+        var length = 0
+        while true {
+            let difference = here.loadUnaligned(fromByteOffset: length, as: UInt64.self)
+                ^ here.loadUnaligned(fromByteOffset: length - distance, as: UInt64.self)
+            if difference != 0 { return min(length + UInt64(littleEndian: difference).trailingZeroBitCount >> 3, limit) }
+            length += 8
+            if length >= limit { return limit }
+        }
+    }
+
+    /// Writes the block's symbols and end of block. Between flushes of the bit
+    /// buffer go as many symbols as surely fit in 63 bits: `symbolsPerFlush` of at
+    /// most `longestEntry` bits on top of the up to 7 bits a flush leaves.
+    private func writeSymbols(count: Int, plan: DynamicBlockPlan) {
+        let symbolsPerFlush = max(1, (63 - 7) / plan.longestEntry)
+        switch symbolsPerFlush {
+        case 1: writeSymbols(count: count, table: plan.symbolTable, symbolsPerFlush: 1)
+        case 2: writeSymbols(count: count, table: plan.symbolTable, symbolsPerFlush: 2)
+        default: writeSymbols(count: count, table: plan.symbolTable, symbolsPerFlush: 3)
+        }
+    }
+
+    @inline(__always)
+    private func writeSymbols(count: Int, table: [UInt64], symbolsPerFlush: Int) {
+        var writer = bits
+        let symbols = symbols
+        table.withUnsafeBufferPointer { table in
+            @inline(__always) func add(_ symbol: Int) {
+                let entry = table[symbol]
+                writer.add(entry & DynamicBlockPlan.codeMask, bitCount: Int(truncatingIfNeeded: entry &>> DynamicBlockPlan.lengthShift))
+            }
+            var index = 0
+            while index + symbolsPerFlush <= count {
+                for offset in 0..<symbolsPerFlush { add(Int(symbols[index &+ offset])) }
+                writer.flush()
+                index &+= symbolsPerFlush
+            }
+            while index < count {
+                add(Int(symbols[index]))
+                writer.flush()
+                index &+= 1
+            }
+            add(DeflateSymbol.endOfBlock)
+            writer.flush()
+        }
+        bits = writer
+    }
+
+    private func writeStored(isFinal: Bool) {
+        var offset = 0
+        repeat {
+            let length = min(inputCount - offset, Self.storedBlockLimit)
+            let isLast = offset + length == inputCount
+            bits.write(isFinal && isLast ? 1 : 0, bitCount: 3)  // BFINAL, BTYPE 00
+            bits.alignToByte()
+            bits.write(UInt64(length) | UInt64(~length & 0xFFFF) << 16, bitCount: 32)
+            bits.writeAlignedBytes(input + Self.history + offset, count: length)
+            offset += length
+        } while offset < inputCount
+    }
+
+    private func drainOutput(to sink: (UnsafeBufferPointer<UInt8>) throws(PNGError) -> Void) throws(PNGError) {
+        let ready = bits.next - output
+        if ready > 0 { try sink(UnsafeBufferPointer(start: output, count: ready)) }
+        bits.rewind(to: output)
+    }
+}

@@ -1,0 +1,261 @@
+// The default compressor (Masonry's run-length deflate): every image decodes
+// through libpng to the same pixels AND its IDAT data inflates with zlib's own
+// `uncompress` to exactly the Up-filtered rows; noise takes the stored path;
+// the Huffman builder respects deflate's length limits; the bytes are pinned by
+// a golden digest; what the encoder holds does not grow with the height. Seeded tests print
+// their seed; set MASONRY_TEST_SEED to replay another.
+
+import CZlib
+import Foundation
+@testable import PNGCodec
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+@Suite("Run-length deflate")
+struct RunLengthDeflaterTests {
+    /// The rows as the default encoder filters them: type 2 (Up), each byte minus the one above.
+    static func upFiltered(_ pixels: [UInt8], width: Int, height: Int, channels: Int) -> [UInt8] {
+        let rowBytes = width * channels
+        var out: [UInt8] = []
+        out.reserveCapacity(height * (rowBytes + 1))
+        for y in 0..<height {
+            out.append(2)
+            for x in 0..<rowBytes {
+                out.append(pixels[y * rowBytes + x] &- (y == 0 ? 0 : pixels[(y - 1) * rowBytes + x]))
+            }
+        }
+        return out
+    }
+
+    /// The zlib stream of a PNG: its IDAT chunks' data, concatenated.
+    static func zlibStream(of png: [UInt8]) -> [UInt8] {
+        PNGBytes.chunks(png).filter { $0.type == "IDAT" }.flatMap { png[$0.data] }
+    }
+
+    /// zlib's own inflate; nil when zlib rejects the stream (bad codes, Adler-32, length).
+    static func inflate(_ stream: [UInt8], expectedCount: Int) -> [UInt8]? {
+        var out = [UInt8](repeating: 0, count: expectedCount + 1)
+        var outCount = uLongf(out.count)
+        let status = uncompress(&out, &outCount, stream, uLong(stream.count))
+        guard status == Z_OK else { return nil }
+        return Array(out[..<Int(outCount)])
+    }
+
+    /// Encodes with the default settings and checks both decoders; returns the PNG.
+    @discardableResult
+    static func checkRoundTrip(_ pixels: [UInt8], width: Int, height: Int, format: PNGPixelFormat,
+                               _ label: String) throws -> [UInt8] {
+        let png = try PNGEncoder.encode(pixels: pixels, width: width, height: height, format: format)
+        let decoded = try PNGDecoder.decodeRGBA(bytes: png)
+        #expect(decoded.width == width && decoded.height == height, "\(label)")
+        #expect(decoded.pixels == PNGEncoderTests.rgba(from: pixels, format: format), "\(label): libpng decodes other pixels")
+        let filtered = upFiltered(pixels, width: width, height: height, channels: format.channels)
+        let inflated = inflate(zlibStream(of: png), expectedCount: filtered.count)
+        #expect(inflated == filtered, "\(label): zlib inflates other bytes (or rejects the stream)")
+        return png
+    }
+
+    enum Pattern: CaseIterable {
+        case flat, gradient, noise, alternatingRows
+    }
+
+    static func image(_ pattern: Pattern, width: Int, height: Int, channels: Int, rng: inout SplitMix64) -> [UInt8] {
+        var pixels = [UInt8](repeating: 0, count: width * height * channels)
+        let colour = (0..<channels).map { _ in rng.byte() }
+        for y in 0..<height {
+            for x in 0..<width {
+                for c in 0..<channels {
+                    let value: UInt8 = switch pattern {
+                    case .flat: colour[c]
+                    case .gradient: UInt8(truncatingIfNeeded: x * (c + 1) + y * 3)
+                    case .noise: rng.byte()
+                    case .alternatingRows: y % 2 == 0 ? colour[c] : ~colour[c] &+ UInt8(truncatingIfNeeded: x / 5)
+                    }
+                    pixels[(y * width + x) * channels + c] = value
+                }
+            }
+        }
+        return pixels
+    }
+
+    @Test("Every pattern round-trips at widths 1-70 and edge shapes", arguments: [PNGPixelFormat.rgb8, .rgba8])
+    func shapesAndPatterns(format: PNGPixelFormat) throws {
+        var rng = SplitMix64(seed: 0x5A1E)
+        let shapes = (1...70).map { ($0, 3) } + [(1, 1), (1, 300), (300, 1), (2, 2), (1000, 40), (4099, 5)]
+        for (width, height) in shapes {
+            for pattern in Pattern.allCases {
+                let pixels = Self.image(pattern, width: width, height: height, channels: format.channels, rng: &rng)
+                try Self.checkRoundTrip(pixels, width: width, height: height, format: format,
+                                        "\(format) \(width)×\(height) \(pattern)")
+            }
+        }
+    }
+
+    @Test func noiseIsStoredAndFlatAreasAreDynamic() throws {
+        var rng = SplitMix64(seed: 0xB10C)
+        func firstBlockType(_ pattern: Pattern) throws -> UInt8 {
+            let pixels = Self.image(pattern, width: 200, height: 150, channels: 4, rng: &rng)
+            let png = try Self.checkRoundTrip(pixels, width: 200, height: 150, format: .rgba8, "\(pattern)")
+            return Self.zlibStream(of: png)[2] >> 1 & 0b11  // after CMF and FLG: BFINAL, then BTYPE
+        }
+        #expect(try firstBlockType(.noise) == 0, "noise should be stored")
+        #expect(try firstBlockType(.flat) == 2, "a flat image should be dynamic Huffman")
+        #expect(try firstBlockType(.gradient) == 2, "a gradient should be dynamic Huffman")
+    }
+
+    @Test("Seeded random images mixing runs and noise round-trip")
+    func seededMixtures() throws {
+        let seed = SplitMix64.suiteSeed ^ 0xDEF1_A7E
+        print("RunLengthDeflaterTests.seededMixtures: seed 0x\(String(seed, radix: 16)) (set MASONRY_TEST_SEED to change)")
+        var rng = SplitMix64(seed: seed)
+        for index in 0..<300 {
+            let format: PNGPixelFormat = rng.chance(2) ? .rgb8 : .rgba8
+            let width = rng.int(1...90), height = rng.int(1...40)
+            var pixels = [UInt8](repeating: 0, count: width * height * format.channels)
+            var at = 0
+            while at < pixels.count {  // stretches of one repeated pixel, one byte, or noise
+                let stretch = min(rng.int(1...400), pixels.count - at)
+                let kind = rng.int(0...2)
+                let pixel = (0..<format.channels).map { _ in rng.byte() }
+                for offset in 0..<stretch {
+                    pixels[at + offset] = kind == 0 ? pixel[(at + offset) % format.channels] : kind == 1 ? pixel[0] : rng.byte()
+                }
+                at += stretch
+            }
+            try Self.checkRoundTrip(pixels, width: width, height: height, format: format,
+                                    "image \(index) \(format) \(width)×\(height) seed 0x\(String(seed, radix: 16))")
+        }
+    }
+
+    /// Small blocks put many block boundaries (and runs crossing them) in a short
+    /// stream; a block over 65535 bytes of noise needs several stored blocks.
+    @Test("The deflater alone: many small blocks, and stored blocks over 64 KiB")
+    func deflaterBlockBoundaries() throws {
+        let seed = SplitMix64.suiteSeed ^ 0xB10C_5
+        print("RunLengthDeflaterTests.deflaterBlockBoundaries: seed 0x\(String(seed, radix: 16))")
+        var rng = SplitMix64(seed: seed)
+        for (blockBytes, total) in [(16, 3000), (37, 5000), (1000, 20000), (1 << 17, 300_000)] {
+            for bytesPerPixel in [3, 4] {
+                var data: [UInt8] = []
+                while data.count < total {
+                    let stretch = rng.int(1...600)
+                    let byte = rng.byte()
+                    data += (0..<stretch).map { offset in
+                        if blockBytes > 65535 { return rng.byte() }  // noise: stored blocks
+                        return rng.chance(3) ? byte : UInt8(truncatingIfNeeded: offset % bytesPerPixel)
+                    }
+                }
+                let deflater = RunLengthDeflater(bytesPerPixel: bytesPerPixel, blockBytes: blockBytes)
+                var stream: [UInt8] = []
+                let collect = { (bytes: UnsafeBufferPointer<UInt8>) throws(PNGError) in stream += bytes }
+                var offset = 0
+                while offset < data.count {  // uneven pieces, like rows of different widths
+                    let piece = min(rng.int(1...5000), data.count - offset)
+                    try data[offset ..< offset + piece].withUnsafeBufferPointer { (bytes) throws(PNGError) in
+                        try deflater.append(bytes, to: collect)
+                    }
+                    offset += piece
+                }
+                try deflater.finish(to: collect)
+                #expect(Self.inflate(stream, expectedCount: data.count) == data,
+                        "block \(blockBytes), \(bytesPerPixel) bytes per pixel, seed 0x\(String(seed, radix: 16))")
+            }
+        }
+    }
+
+    @Test func huffmanLengthsStayWithinDeflateLimits() {
+        // Fibonacci frequencies make an optimal tree as deep as there are symbols.
+        var fibonacci = [1, 1]
+        while fibonacci.count < 30 { fibonacci.append(fibonacci[fibonacci.count - 1] + fibonacci[fibonacci.count - 2]) }
+        let cases: [(frequencies: [Int], maxLength: Int)] = [
+            (fibonacci + [Int](repeating: 0, count: 256), 15),
+            (Array(fibonacci.reversed()) + [1, 1, 1], 15),
+            (Array(fibonacci[..<19]), 7),
+            ((0..<286).map { $0 % 7 == 0 ? 1 << min($0 / 7, 40) : 0 }, 15),
+            ([5] + [Int](repeating: 0, count: 29), 15),
+            ([Int](repeating: 0, count: 19), 7),
+        ]
+        for (frequencies, maxLength) in cases {
+            let code = HuffmanCode(frequencies: frequencies, maxLength: maxLength)
+            let lengths = code.lengths.map(Int.init)
+            #expect(lengths.max()! <= maxLength, "\(frequencies)")
+            // Complete: the Kraft sum is exactly one, as zlib's inflate insists.
+            let kraftSum = lengths.filter { $0 > 0 }.reduce(0) { (sum: Int, length: Int) in sum + 1 << (maxLength - length) }
+            #expect(kraftSum == 1 << maxLength, "\(frequencies)")
+            #expect(lengths.filter { $0 > 0 }.count >= 2)
+            for a in frequencies.indices where frequencies[a] > 0 {
+                for b in frequencies.indices where frequencies[b] > frequencies[a] {
+                    #expect(lengths[b] <= lengths[a], "a more frequent symbol got a longer code")
+                }
+            }
+        }
+    }
+
+    /// Pins the exact bytes: a change here changes every sheet's PNG, so it must be deliberate.
+    @Test func goldenBytes() throws {
+        var rng = SplitMix64(seed: 0x601D)
+        let width = 97, height = 61
+        var pixels = Self.image(.gradient, width: width, height: height, channels: 3, rng: &rng)
+        for i in stride(from: 0, to: pixels.count / 2, by: 1) where i % 211 < 90 { pixels[i] = 40 }
+        for i in stride(from: pixels.count / 2, to: pixels.count, by: 1) where i % 7 == 0 { pixels[i] = rng.byte() }
+        let png = try Self.checkRoundTrip(pixels, width: width, height: height, format: .rgb8, "golden")
+        #expect(SHA256.hex(png) == "38c8cff93edcc6ca43d6cb95f8c0881500b22299300ea0e36c91370793e93d8f")
+    }
+
+    @Test func writeErrorsReadLikeLibpngs() throws {
+        let readOnly = open("/dev/null", O_RDONLY)
+        try #require(readOnly >= 0)
+        defer { close(readOnly) }
+        var messages: [String] = []
+        for settings in [PNGEncodingSettings.default, .small] {
+            do {
+                let encoder = try PNGEncoder(fileDescriptor: readOnly, width: 2, height: 1, format: .rgb8, settings: settings)
+                try [UInt8](repeating: 7, count: 6).withUnsafeBufferPointer { (row) throws(PNGError) in try encoder.writeRow(row) }
+                try encoder.finish()
+                Issue.record("writing to a read-only descriptor succeeded with \(settings)")
+            } catch {
+                #expect(error.kind == .io)
+                messages.append(error.reason)
+            }
+        }
+        #expect(messages == ["write failed: Bad file descriptor", "write failed: Bad file descriptor"])
+    }
+
+    /// A 4000×4000 RGBA noise image (64 MB of pixels, stored blocks so about as
+    /// much output), streamed to a file from eight reused rows: at every point the
+    /// file already holds all but a bounded tail of what went in (one deflate
+    /// block, one IDAT chunk), so the encoder holds no more than that whatever the
+    /// height. (Resident memory is not a usable measure here: other tests run in
+    /// parallel in this process.)
+    @Test func streamingMemoryDoesNotDependOnHeight() throws {
+        let side = 4000, rowBytes = side * 4
+        var rng = SplitMix64(seed: 0x4000)
+        let rows = (0..<8).map { _ in rng.bytes(rowBytes) }
+        let folder = TemporaryFolder("pngcodec-stream")
+        let fd = open(folder.file("tall.png"), O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        try #require(fd >= 0)
+        defer { close(fd) }
+        let encoder = try PNGEncoder(fileDescriptor: fd, width: side, height: side, format: .rgba8)
+        let bound = RunLengthDeflater(bytesPerPixel: 4).blockBytes + RunLengthPNGWriter.idatCapacity + rowBytes + 4096
+        var largestLag = 0
+        for y in 0..<side {
+            try rows[y % rows.count].withUnsafeBufferPointer { (row) throws(PNGError) in try encoder.writeRow(row) }
+            if y % 100 == 99 {
+                var status = stat()
+                try #require(fstat(fd, &status) == 0)
+                largestLag = max(largestLag, (y + 1) * (rowBytes + 1) - Int(status.st_size))
+            }
+        }
+        try encoder.finish()
+        #expect(largestLag <= bound, "the file lagged \(largestLag) bytes behind the input (bound \(bound))")
+        var status = stat()
+        try #require(fstat(fd, &status) == 0)
+        #expect(Int(status.st_size) > side * (rowBytes + 1), "noise should be stored, with a little overhead")
+    }
+}
+
+extension SplitMix64 {
+    fileprivate mutating func chance(_ oneIn: Int) -> Bool { Int.random(in: 0..<oneIn, using: &self) == 0 }
+}
