@@ -64,6 +64,9 @@ public final class StreamingResampler {
     private static let maxSample: Int32 = 255 * 255
     /// Shift of the fixed-point reciprocals that turn box sums into averages.
     private static let reciprocalBits = 46
+    /// Subtracted from shrunk samples so they fit an Int16; since the weights of every output
+    /// sum to exactly one unit, the filtered sum is off by exactly `sampleOffset` units.
+    private static let sampleOffset: Int32 = 32768
 
     // Working buffers, allocated once. Premultiplied samples are in 0...maxSample, and one
     // SIMD4<Int32> holds a pixel's R, G, B, A.
@@ -73,19 +76,28 @@ public final class StreamingResampler {
     /// pixel stays inside. `shrinkGroup` sums the horizontal blocks once per group.
     /// A lane holds at most `AxisPlan.maxShrinkFactor` samples of at most 255 * 255: < 2^31.
     private let rowSums: UnsafeMutableBufferPointer<UInt32>
-    /// One box-shrunk row (`horizontal.shrunkSize` pixels).
+    /// One box-shrunk row (`horizontal.shrunkSize` pixels, then one pixel of `sampleOffset`
+    /// that pairs with the last one in `shrunkPairs`).
     private let shrunkRow: UnsafeMutableBufferPointer<SIMD4<Int32>>
+    /// Pixel j and j + 1 of `shrunkRow` minus `sampleOffset`, channels interleaved as 16-bit
+    /// lanes (R_j, R_j+1, G_j, G_j+1, ...): one multiply-add instruction applies two taps.
+    private let shrunkPairs: UnsafeMutableBufferPointer<SIMD8<Int16>>
     /// Fixed-point 1 / (block width * `reciprocalsGroupHeight`) per shrunk column.
     private let blockReciprocals: UnsafeMutableBufferPointer<Int>
     private var reciprocalsGroupHeight = 0
     /// The last `vertical.filter.tapCount` horizontally reduced rows (`targetWidth` pixels
     /// each); shrunk row r lives in slot r % tapCount.
-    private let reducedRows: UnsafeMutableBufferPointer<SIMD4<Int32>>
-    /// The horizontal weights, each repeated in four lanes (one vector multiply per tap).
-    private let horizontalWeightVectors: UnsafeMutableBufferPointer<SIMD4<Int32>>
-    /// For one target row: the reduced rows with a non-zero vertical weight, and those weights.
-    private let verticalTapRows: UnsafeMutableBufferPointer<UnsafePointer<SIMD4<Int32>>>
-    private let verticalTapWeights: UnsafeMutableBufferPointer<SIMD4<Int32>>
+    /// Samples are stored minus `sampleOffset`, as 16-bit lanes; one padding pixel follows
+    /// the last slot so the vertical pass may read pixels two at a time.
+    private let reducedRows: UnsafeMutableBufferPointer<SIMD4<Int16>>
+    /// The horizontal weights in pairs of taps (w_t, w_t+1 repeated four times; an odd last tap
+    /// pairs with 0), `horizontalPairCount` per target pixel.
+    private let horizontalWeightPairs: UnsafeMutableBufferPointer<SIMD8<Int16>>
+    private let horizontalPairCount: Int
+    /// For one target row: the reduced rows with a non-zero vertical weight (an even count,
+    /// padded with a weight 0), and those weights in pairs as in `horizontalWeightPairs`.
+    private let verticalTapRows: UnsafeMutableBufferPointer<UnsafePointer<SIMD4<Int16>>>
+    private let verticalWeightPairs: UnsafeMutableBufferPointer<SIMD8<Int16>>
     /// The row handed to `emit`: interleaved premultiplied RGBA8.
     private let targetRow: UnsafeMutableBufferPointer<UInt8>
 
@@ -112,16 +124,34 @@ public final class StreamingResampler {
         }
         rowSums = .allocate(capacity: sourceFormat.channels * sourceWidth + 4)
         rowSums.initialize(repeating: 0)
-        shrunkRow = .allocate(capacity: horizontal.shrunkSize)
-        shrunkRow.initialize(repeating: .zero)
+        // The 16-bit horizontal pass needs every weight within Int16 (they are within 1.3 units
+        // of 2^14 for every window the filters can have) and, with samples offset into
+        // -32768...32767, partial sums within Int32 (implied by the bound above).
+        for plan in [horizontal, vertical] {
+            precondition(plan.filter.weights.allSatisfy { $0.magnitude <= Int32(Int16.max) },
+                         "filter weights too large for 16-bit lanes")
+        }
+        shrunkRow = .allocate(capacity: horizontal.shrunkSize + 1)
+        shrunkRow.initialize(repeating: SIMD4(repeating: Self.sampleOffset))
+        shrunkPairs = .allocate(capacity: horizontal.shrunkSize)
+        shrunkPairs.initialize(repeating: .zero)
         blockReciprocals = .allocate(capacity: horizontal.shrunkSize)
         blockReciprocals.initialize(repeating: 0)
-        reducedRows = .allocate(capacity: targetWidth * vertical.filter.tapCount)
+        reducedRows = .allocate(capacity: targetWidth * vertical.filter.tapCount + 1)
         reducedRows.initialize(repeating: .zero)
-        horizontalWeightVectors = .allocate(capacity: horizontal.filter.weights.count)
-        _ = horizontalWeightVectors.initialize(from: horizontal.filter.weights.lazy.map { SIMD4(repeating: $0) })
-        verticalTapRows = .allocate(capacity: vertical.filter.tapCount)
-        verticalTapWeights = .allocate(capacity: vertical.filter.tapCount)
+        let tapCount = horizontal.filter.tapCount, pairCount = (tapCount + 1) / 2
+        horizontalPairCount = pairCount
+        horizontalWeightPairs = .allocate(capacity: targetWidth * pairCount)
+        for x in 0..<targetWidth {
+            for pair in 0..<pairCount {
+                let first = Int16(horizontal.filter.weights[x * tapCount + 2 * pair])
+                let second = 2 * pair + 1 < tapCount ? Int16(horizontal.filter.weights[x * tapCount + 2 * pair + 1]) : 0
+                (horizontalWeightPairs.baseAddress! + x * pairCount + pair)
+                    .initialize(to: Self.weightPair(first, second))
+            }
+        }
+        verticalTapRows = .allocate(capacity: vertical.filter.tapCount + 1)
+        verticalWeightPairs = .allocate(capacity: (vertical.filter.tapCount + 1) / 2)
         targetRow = .allocate(capacity: 4 * targetWidth)
         targetRow.initialize(repeating: 0)
     }
@@ -131,9 +161,10 @@ public final class StreamingResampler {
         shrunkRow.deallocate()
         blockReciprocals.deallocate()
         reducedRows.deallocate()
-        horizontalWeightVectors.deallocate()
+        shrunkPairs.deallocate()
+        horizontalWeightPairs.deallocate()
         verticalTapRows.deallocate()
-        verticalTapWeights.deallocate()
+        verticalWeightPairs.deallocate()
         targetRow.deallocate()
     }
 
@@ -206,13 +237,13 @@ public final class StreamingResampler {
     }
 
     /// Four straight RGBA8 pixels premultiplied exactly, each (r·a, g·a, b·a, 255·a): the
-    /// factor bytes (a, a, a, 255) come from each pixel's 32-bit word, and a byte times a byte
-    /// fits 16 bits, so the multiply runs on eight 16-bit lanes per register.
+    /// factor bytes (a, a, a, 255) come from each pixel's 32-bit word. (Multiplying in 32-bit
+    /// lanes: the 16-bit form made the compiler call the generic widening out of line.)
     @inline(__always)
     private static func premultipliedChannels(_ pixels: SIMD16<UInt8>) -> SIMD16<UInt32> {
         let words = unsafeBitCast(pixels, to: SIMD4<UInt32>.self)
         let factors = unsafeBitCast((words &>> 24) &* 0x0001_0101 | 0xFF00_0000, to: SIMD16<UInt8>.self)
-        return SIMD16<UInt32>(truncatingIfNeeded: SIMD16<UInt16>(truncatingIfNeeded: pixels) &* SIMD16<UInt16>(truncatingIfNeeded: factors))
+        return SIMD16<UInt32>(truncatingIfNeeded: pixels) &* SIMD16<UInt32>(truncatingIfNeeded: factors)
     }
 
     /// Turns the block sums of the current group of rows into one box-shrunk row
@@ -279,26 +310,33 @@ public final class StreamingResampler {
 
     /// Filters `shrunkRow` horizontally into `reducedRows`, starting at pixel `offset`.
     private func reduceHorizontally(into offset: Int) {
-        let filter = horizontal.filter, tapCount = filter.tapCount
-        let half = SIMD4<Int32>(repeating: 1 << (FilterWeights.fractionBits - 1))
+        let shrunk = shrunkRow.baseAddress!, pairs = shrunkPairs.baseAddress!
+        let sampleOffset = SIMD4<Int32>(repeating: Self.sampleOffset)
+        for j in 0..<horizontal.shrunkSize {
+            let this = SIMD4<Int16>(truncatingIfNeeded: shrunk[j] &- sampleOffset)
+            let next = SIMD4<Int16>(truncatingIfNeeded: shrunk[j &+ 1] &- sampleOffset)
+            pairs[j] = SIMD8(this[0], next[0], this[1], next[1], this[2], next[2], this[3], next[3])
+        }
+        // The weights sum to 2^fractionBits, so adding sampleOffset << fractionBits restores
+        // the offset; the rounding half is folded in too.
+        let start = SIMD4<Int32>(repeating: (Self.sampleOffset << FilterWeights.fractionBits) + (1 << (FilterWeights.fractionBits - 1)))
         let maxSample = SIMD4<Int32>(repeating: Self.maxSample)
-        // Unsafe hot loop: firstInput[x] + tapCount <= shrunkSize by construction, and the
-        // init's precondition bounds every sum well inside Int32 (two partial sums in wrapping
-        // arithmetic add up to the same total).
-        filter.firstInput.withUnsafeBufferPointer { firstInput in
-            let output = reducedRows.baseAddress! + offset, shrunk = shrunkRow.baseAddress!
-            let weights = horizontalWeightVectors.baseAddress!
+        let pairCount = horizontalPairCount
+        // Unsafe hot loop: firstInput[x] + tapCount <= shrunkSize by construction (a pair's
+        // second tap may be the padding pixel, with weight 0), and the init's preconditions
+        // bound every product pair and partial sum inside Int32 (wrapping adds of partial
+        // sums give the same total).
+        horizontal.filter.firstInput.withUnsafeBufferPointer { firstInput in
+            let output = reducedRows.baseAddress! + offset, weights = horizontalWeightPairs.baseAddress!
             for x in 0..<targetWidth {
-                let taps = shrunk + firstInput[x], tapWeights = weights + x &* tapCount
-                var even = half, odd = SIMD4<Int32>.zero
-                var tap = 0
-                while tap &+ 1 < tapCount {
-                    even &+= taps[tap] &* tapWeights[tap]
-                    odd &+= taps[tap &+ 1] &* tapWeights[tap &+ 1]
-                    tap &+= 2
+                let taps = pairs + firstInput[x], tapWeights = weights + x &* pairCount
+                var sum = start
+                for pair in 0..<pairCount {
+                    let products = SIMD8<Int32>(truncatingIfNeeded: taps[2 &* pair]) &* SIMD8<Int32>(truncatingIfNeeded: tapWeights[pair])
+                    sum &+= products.evenHalf &+ products.oddHalf
                 }
-                if tap < tapCount { even &+= taps[tap] &* tapWeights[tap] }
-                output[x] = ((even &+ odd) &>> Int32(FilterWeights.fractionBits)).clamped(lowerBound: .zero, upperBound: maxSample)
+                let sample = (sum &>> Int32(FilterWeights.fractionBits)).clamped(lowerBound: .zero, upperBound: maxSample)
+                output[x] = SIMD4(truncatingIfNeeded: sample &- sampleOffset)
             }
         }
     }
@@ -308,47 +346,66 @@ public final class StreamingResampler {
         let filter = vertical.filter, tapCount = filter.tapCount
         let width = targetWidth, firstInput = filter.firstInput[targetIndex]
         var usedTaps = 0
+        var firstOfPair: Int16 = 0
         for tap in 0..<tapCount {
-            let weight = filter.weights[targetIndex * tapCount + tap]
+            let weight = Int16(filter.weights[targetIndex * tapCount + tap])
             if weight == 0 { continue }
             verticalTapRows[usedTaps] = UnsafePointer(reducedRows.baseAddress! + width * ((firstInput + tap) % tapCount))
-            verticalTapWeights[usedTaps] = SIMD4(repeating: weight)
+            if usedTaps % 2 == 0 {
+                firstOfPair = weight
+            } else {
+                verticalWeightPairs[usedTaps / 2] = Self.weightPair(firstOfPair, weight)
+            }
+            usedTaps += 1
+        }
+        if usedTaps % 2 == 1 {
+            verticalTapRows[usedTaps] = verticalTapRows[usedTaps - 1]
+            verticalWeightPairs[usedTaps / 2] = Self.weightPair(firstOfPair, 0)
             usedTaps += 1
         }
         // Sums are in units of 1/255 of an 8-bit level, times 2^fractionBits: one rounded
         // division by 255 << fractionBits brings them to 8 bits, done exactly as a shift by
         // fractionBits then a multiply-shift by 1/255 (exact for every value up to 65152);
-        // then colour is clamped to alpha.
+        // then colour is clamped to alpha. They start at sampleOffset units, which undoes the
+        // offset of the stored samples (the weights sum to one unit).
+        let start = SIMD4<Int32>(repeating: Self.sampleOffset << FilterWeights.fractionBits)
         let rounding = SIMD4<Int32>(repeating: 255 << (FilterWeights.fractionBits - 1))
         let largest = SIMD4<Int32>(repeating: Self.maxSample << FilterWeights.fractionBits)
         let output = UnsafeMutableRawPointer(targetRow.baseAddress!)
-        let rows = verticalTapRows.baseAddress!, weights = verticalTapWeights.baseAddress!
-        // Unsafe hot loop over `usedTaps` rows of `width` pixels; overflow bounded as in
-        // reduceHorizontally.
+        let rows = verticalTapRows.baseAddress!, weights = verticalWeightPairs.baseAddress!
         func store(_ sum: SIMD4<Int32>, at x: Int) {
             let scaled = (sum.clamped(lowerBound: .zero, upperBound: largest) &+ rounding) &>> Int32(FilterWeights.fractionBits)
             let levels = (scaled &* 32897) &>> 23
             let pixel = SIMD4<UInt8>(truncatingIfNeeded: pointwiseMin(levels, SIMD4(repeating: levels[3])))
             output.storeBytes(of: pixel, toByteOffset: 4 &* x, as: SIMD4<UInt8>.self)
         }
-        // Two pixels a step share each tap's row pointer and weight.
+        // Unsafe hot loop: two pixels a step (an odd width's last step reads the padding pixel
+        // after the slot and drops its result); each pair of taps interleaves the two rows'
+        // 16-bit samples so one multiply-add applies both weights. Overflow bounded as in
+        // reduceHorizontally.
         var x = 0
-        while x &+ 1 < width {
-            var left = SIMD4<Int32>.zero, right = SIMD4<Int32>.zero
-            for tap in 0..<usedTaps {
-                let row = rows[tap] + x, weight = weights[tap]
-                left &+= row[0] &* weight
-                right &+= row[1] &* weight
+        while x < width {
+            var left = start, right = start
+            for pair in 0..<(usedTaps / 2) {
+                let upper = UnsafeRawPointer(rows[2 &* pair] + x).loadUnaligned(as: SIMD8<Int16>.self)
+                let lower = UnsafeRawPointer(rows[2 &* pair &+ 1] + x).loadUnaligned(as: SIMD8<Int16>.self)
+                let weight = SIMD8<Int32>(truncatingIfNeeded: weights[pair])
+                let leftPairs = SIMD8(upper[0], lower[0], upper[1], lower[1], upper[2], lower[2], upper[3], lower[3])
+                let rightPairs = SIMD8(upper[4], lower[4], upper[5], lower[5], upper[6], lower[6], upper[7], lower[7])
+                let leftProducts = SIMD8<Int32>(truncatingIfNeeded: leftPairs) &* weight
+                let rightProducts = SIMD8<Int32>(truncatingIfNeeded: rightPairs) &* weight
+                left &+= leftProducts.evenHalf &+ leftProducts.oddHalf
+                right &+= rightProducts.evenHalf &+ rightProducts.oddHalf
             }
             store(left, at: x)
-            store(right, at: x &+ 1)
+            if x &+ 1 < width { store(right, at: x &+ 1) }
             x &+= 2
         }
-        if x < width {
-            var sum = SIMD4<Int32>.zero
-            for tap in 0..<usedTaps { sum &+= rows[tap][x] &* weights[tap] }
-            store(sum, at: x)
-        }
+    }
+
+    /// Two weights repeated for the four channels: (a, b, a, b, a, b, a, b).
+    private static func weightPair(_ first: Int16, _ second: Int16) -> SIMD8<Int16> {
+        SIMD8(first, second, first, second, first, second, first, second)
     }
 }
 

@@ -20,6 +20,26 @@ import Testing
         }
     }
 
+    /// The resampler multiplies in 16-bit lanes, so every weight must fit an Int16. Over every
+    /// clipping of both kernels' windows the largest normalised weight is 1.29 units (a Lanczos
+    /// window cut down to two taps at an edge); this checks it on every size pair up to 48 and
+    /// on random reductions and enlargements, where edge windows are clipped hardest.
+    @Test func everyWeightFitsSixteenBits() {
+        var generator = SplitMix64(seed: SplitMix64.testSeed ^ 0x16)
+        var sizes = [(Int, Int)]()
+        for source in 1...48 { for target in 1...48 { sizes.append((source, target)) } }
+        for _ in 0..<300 {
+            sizes.append((Int.random(in: 1...6000, using: &generator), Int.random(in: 1...600, using: &generator)))
+        }
+        var largest: Int32 = 0
+        for (source, target) in sizes {
+            let weights = AxisPlan(sourceSize: source, targetSize: target).filter.weights
+            largest = max(largest, weights.map(\.magnitude).max().map(Int32.init) ?? 0)
+        }
+        #expect(largest <= Int32(Int16.max), "largest weight \(largest), seed \(SplitMix64.testSeed ^ 0x16)")
+        #expect(largest < 22_000, "largest weight \(largest) is above the 1.29-unit bound")
+    }
+
     /// After the box shrink the filter's remaining ratio is below 4, so windows stay small.
     @Test(arguments: [(4000, 290, 6), (3000, 218, 6), (1200, 290, 2), (100, 290, 1), (20000, 1, 10000)])
     func shrinkFactorFollowsLibvips(source: Int, target: Int, factor: Int) {
