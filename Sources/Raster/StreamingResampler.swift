@@ -198,18 +198,22 @@ public final class StreamingResampler {
     /// first row of a group replaces the sums.
     private func addPremultiplied(_ row: UnsafeBufferPointer<UInt8>) {
         let source = row.baseAddress!, first = rowsInGroup == 0
-        if sourceFormat == .rgba8 {
-            accumulate(source, first: first, Self.premultipliedChannels)
-        } else {
-            accumulate(source, first: first) { SIMD16<UInt32>(truncatingIfNeeded: $0) }
+        // Constant arguments to an always-inlined function: each call is specialised.
+        switch (sourceFormat == .rgba8, first) {
+        case (true, true): accumulate(source, first: true, premultiply: true)
+        case (true, false): accumulate(source, first: false, premultiply: true)
+        case (false, true): accumulate(source, first: true, premultiply: false)
+        case (false, false): accumulate(source, first: false, premultiply: false)
         }
     }
 
-    /// Adds `widen(16 bytes)` to the matching 16 lanes of `rowSums`, four pixels a step; a
-    /// last partial step is padded with zeros and stores only its own lanes.
+    /// Adds the row's bytes, widened (and premultiplied if asked), to the matching lanes of
+    /// `rowSums` (`first`: replaces them), 16 bytes a step.
     @inline(__always)
-    private func accumulate(_ source: UnsafePointer<UInt8>, first: Bool,
-                            _ widen: (SIMD16<UInt8>) -> SIMD16<UInt32>) {
+    private func accumulate(_ source: UnsafePointer<UInt8>, first: Bool, premultiply: Bool) {
+        @inline(__always) func widen(_ bytes: SIMD16<UInt8>) -> SIMD16<UInt32> {
+            premultiply ? Self.premultipliedChannels(bytes) : SIMD16<UInt32>(truncatingIfNeeded: bytes)
+        }
         // Unsafe hot loop: the row holds channels * sourceWidth bytes (checked in push), and
         // rowSums more lanes than that.
         let lanes = UnsafeMutableRawPointer(rowSums.baseAddress!), byteCount = sourceFormat.channels * sourceWidth
@@ -229,11 +233,14 @@ public final class StreamingResampler {
                 offset += 16
             }
         }
-        guard offset < byteCount else { return }
-        var padded = SIMD16<UInt8>.zero
-        withUnsafeMutableBytes(of: &padded) { $0.copyMemory(from: UnsafeRawBufferPointer(start: source + offset, count: byteCount - offset)) }
-        let tail = widen(padded), sums = rowSums.baseAddress! + offset
-        for lane in 0..<(byteCount - offset) { sums[lane] = (first ? 0 : sums[lane]) &+ tail[lane] }
+        // The last bytes one by one (offset is a multiple of 16, so byte i's pixel has its
+        // alpha at i | 3 when there is one).
+        let sums = rowSums.baseAddress!
+        for index in offset..<byteCount {
+            var value = UInt32(source[index])
+            if premultiply { value &*= index & 3 == 3 ? 255 : UInt32(source[index | 3]) }
+            sums[index] = (first ? 0 : sums[index]) &+ value
+        }
     }
 
     /// Four straight RGBA8 pixels premultiplied exactly, each (r·a, g·a, b·a, 255·a): the
