@@ -113,7 +113,7 @@ row() {
   printf '%-34s %9s %9s %9s %10s  %s\n' "$name" "$wall" "$cpu" "$rss" \
     "$(awk -v b="$(stat -c %s "$file" 2>/dev/null || echo 0)" 'BEGIN {printf "%.1f", b / 1e6}')" "$settings"
 }
-row masonry "zlib 6 RLE, Up filter" "$out/masonry.png" "$masonry" "$corpus" -o "$out/masonry.png" -q
+row masonry "own RLE deflate, Up filter" "$out/masonry.png" "$masonry" "$corpus" -o "$out/masonry.png" -q
 if command -v vips >/dev/null && python3 -c 'import pyvips' 2>/dev/null; then
   row "libvips $(vips --version | cut -d- -f2) (pyvips)" "thumbnail, pngsave default" "$out/vips.png" python3 "$out/peer_sheet.py" vips "$corpus" "$out/vips.png"
 else

@@ -71,7 +71,8 @@ public struct PNGEncodingSettings: Sendable, Hashable {
     public static let `default` = PNGEncodingSettings(compressor: .masonryRLE, filter: .up)
     /// The same as `default`: nothing measured was faster without being much larger.
     public static let fast = PNGEncodingSettings.default
-    /// Small: zlib level 9, `Z_FILTERED`, Paeth: 7-13 % smaller than `default`, far slower.
+    /// Small: zlib level 9, `Z_FILTERED`, Paeth: about 10 % smaller than `default` on photo
+    /// sheets, about 40× slower (Notes/performance.md).
     public static let small = PNGEncodingSettings(level: 9, strategy: .filtered, filter: .paeth)
 }
 
