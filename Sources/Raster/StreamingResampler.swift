@@ -18,7 +18,6 @@
 ///   exactly to 1 per output pixel (the rounding residue goes to the largest weight), so a
 ///   flat image stays exactly flat and every machine produces the same bytes.
 /// - Memory: O(sourceWidth + targetWidth * filter taps), independent of the source height.
-///
 /// - Sources: straight-alpha RGBA8, or opaque RGBA8, RGB8 or grey8 (`SourceFormat`); the
 ///   output is the same for the same colours whatever the layout.
 ///
