@@ -14,6 +14,7 @@ import Foundation
 import Testing
 @testable import MasonryCommand
 @testable import MasonryLayout
+import MasonrySheet
 @testable import PNGCodec
 @testable import Raster
 #if canImport(Glibc)
@@ -147,17 +148,31 @@ enum Fuzz {
             var bytes = Fuzz.mutate(Fuzz.seeds.randomElement(using: &rng)!, &rng)
             if rng.chance(4) { bytes = Fuzz.mutate(bytes, &rng) }
             if !rng.chance(3) { Fuzz.fixCRCs(&bytes) }
-            record("PNGDecoder(bytes:)", bytes)
-            guard let decoder = try? PNGDecoder(bytes: bytes, limits: limits) else { return }
-            #expect(decoder.header.width >= 1 && decoder.header.height >= 1)
-            #expect(decoder.header.pixelCount <= limits.maxPixels)
-            var rows = 0
+            // Half the time the way the sheet decodes: compact rows for opaque images, through
+            // a resampler to a small random size.
+            let compact = rng.chance(2)
+            record("PNGDecoder(bytes:compactOpaqueRows: \(compact))", bytes)
+            guard let decoder = try? PNGDecoder(bytes: bytes, limits: limits, compactOpaqueRows: compact) else { return }
+            let header = decoder.header
+            #expect(header.width >= 1 && header.height >= 1)
+            #expect(header.pixelCount <= limits.maxPixels)
+            #expect(decoder.rowFormat == (compact && decoder.isOpaque ? (header.colorType == .grey ? .grey8 : .rgb8) : .rgba8))
+            let resampler = compact
+                ? StreamingResampler(sourceWidth: header.width, sourceHeight: header.height, targetWidth: rng.int(1...40),
+                                     targetHeight: rng.int(1...40), sourceFormat: StreamingResampler.SourceFormat(decoder))
+                : nil
+            var rows = 0, emitted = 0
             do {
                 try decoder.readRows { y, row in
-                    #expect(y == rows && row.count == decoder.header.width * 4)
+                    #expect(y == rows && row.count == header.width * decoder.rowFormat.channels)
+                    resampler?.push(row: row) { index, pixels in
+                        #expect(index == emitted && pixels.count == 4 * resampler!.targetWidth)
+                        emitted += 1
+                    }
                     rows += 1
                 }
-                #expect(rows == decoder.header.height)
+                #expect(rows == header.height)
+                if let resampler { #expect(emitted == resampler.targetHeight) }
                 decoded += 1
                 if decoder.trailingProblem != nil { trailing += 1 }
             } catch let error as PNGError {
