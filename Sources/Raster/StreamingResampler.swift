@@ -75,9 +75,9 @@ public final class StreamingResampler {
     /// pixel stays inside. `shrinkGroup` sums the horizontal blocks once per group.
     /// A lane holds at most `AxisPlan.maxShrinkFactor` samples of at most 255 * 255: < 2^31.
     private let rowSums: UnsafeMutableBufferPointer<UInt32>
-    /// One box-shrunk row (`horizontal.shrunkSize` pixels, then one pixel of `sampleOffset`
-    /// that pairs with the last one in `shrunkPairs`).
-    private let shrunkRow: UnsafeMutableBufferPointer<SIMD4<Int32>>
+    /// One box-shrunk row, samples minus `sampleOffset` (`horizontal.shrunkSize` pixels, then
+    /// one zero pixel that pairs with the last one in `shrunkPairs`).
+    private let shrunkRow: UnsafeMutableBufferPointer<SIMD4<Int16>>
     /// Pixel j and j + 1 of `shrunkRow` minus `sampleOffset`, channels interleaved as 16-bit
     /// lanes (R_j, R_j+1, G_j, G_j+1, ...): one multiply-add instruction applies two taps.
     private let shrunkPairs: UnsafeMutableBufferPointer<SIMD8<Int16>>
@@ -131,7 +131,7 @@ public final class StreamingResampler {
                          "filter weights too large for 16-bit lanes")
         }
         shrunkRow = .allocate(capacity: horizontal.shrunkSize + 1)
-        shrunkRow.initialize(repeating: SIMD4(repeating: Self.sampleOffset))
+        shrunkRow.initialize(repeating: .zero)
         shrunkPairs = .allocate(capacity: horizontal.shrunkSize)
         shrunkPairs.initialize(repeating: .zero)
         blockReciprocals = .allocate(capacity: horizontal.shrunkSize)
@@ -297,10 +297,12 @@ public final class StreamingResampler {
             // Blocks of one pixel: the average is the sum (times the premultiply's 255 for
             // raw opaque samples), exactly what the reciprocal would give.
             let factor = SIMD4<UInt32>(repeating: sourceFormat == .rgba8 ? 1 : 255)
-            for x in 0..<width { shrunk[x] = SIMD4(truncatingIfNeeded: pixelSums(x) &* factor) }
+            let offset = SIMD4<UInt32>(repeating: UInt32(Self.sampleOffset))
+            for x in 0..<width { shrunk[x] = SIMD4(truncatingIfNeeded: pixelSums(x) &* factor &- offset) }
             return
         }
         let half = SIMD4<Int>(repeating: 1 << (Self.reciprocalBits - 1))
+        let offset = SIMD4<Int>(repeating: Int(Self.sampleOffset))
         var x = 0
         for column in 0..<horizontal.shrunkSize {
             let end = min(x &+ blockWidth, width)
@@ -310,23 +312,21 @@ public final class StreamingResampler {
                 x &+= 1
             }
             let average = (block &* reciprocals[column] &+ half) &>> Self.reciprocalBits
-            shrunk[column] = SIMD4(truncatingIfNeeded: average)
+            shrunk[column] = SIMD4(truncatingIfNeeded: average &- offset)
         }
     }
 
     /// Filters `shrunkRow` horizontally into `reducedRows`, starting at pixel `offset`.
     private func reduceHorizontally(into offset: Int) {
-        let shrunk = shrunkRow.baseAddress!, pairs = shrunkPairs.baseAddress!
-        let sampleOffset = SIMD4<Int32>(repeating: Self.sampleOffset)
+        let shrunk = UnsafeRawPointer(shrunkRow.baseAddress!), pairs = shrunkPairs.baseAddress!
         for j in 0..<horizontal.shrunkSize {
-            let this = SIMD4<Int16>(truncatingIfNeeded: shrunk[j] &- sampleOffset)
-            let next = SIMD4<Int16>(truncatingIfNeeded: shrunk[j &+ 1] &- sampleOffset)
-            pairs[j] = SIMD8(this[0], next[0], this[1], next[1], this[2], next[2], this[3], next[3])
+            let both = shrunk.loadUnaligned(fromByteOffset: 8 &* j, as: SIMD8<Int16>.self)  // pixels j, j + 1
+            pairs[j] = SIMD8(both[0], both[4], both[1], both[5], both[2], both[6], both[3], both[7])
         }
         // The weights sum to 2^fractionBits, so adding sampleOffset << fractionBits restores
         // the offset; the rounding half is folded in too.
         let start = SIMD4<Int32>(repeating: (Self.sampleOffset << FilterWeights.fractionBits) + (1 << (FilterWeights.fractionBits - 1)))
-        let maxSample = SIMD4<Int32>(repeating: Self.maxSample)
+        let maxSample = SIMD4<Int32>(repeating: Self.maxSample), sampleOffset = SIMD4<Int32>(repeating: Self.sampleOffset)
         let pairCount = horizontalPairCount
         // Unsafe hot loop: firstInput[x] + tapCount <= shrunkSize by construction (a pair's
         // second tap may be the padding pixel, with weight 0), and the init's preconditions
