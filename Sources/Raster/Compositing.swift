@@ -21,7 +21,23 @@ public func compositeOver(background: RGBA8Color, source: UnsafeBufferPointer<UI
                  "source and destination rows must hold the same number of pixels")
     let backgroundColour = SIMD3<Int>(Int(background.r), Int(background.g), Int(background.b))
     let backgroundAlpha = Int(background.a)
-    for pixel in 0..<pixelCount {
+    let sourceBytes = UnsafeRawPointer(source.baseAddress!), destinationBytes = UnsafeMutableRawPointer(destination.baseAddress!)
+    var pixel = 0
+    while pixel < pixelCount {
+        // RGB out, four opaque pixels at once (the usual case): one 16-byte load, a shuffle
+        // dropping the alpha bytes, one 16-byte store whose last 4 bytes the next pixels
+        // overwrite (so it may only run while 6 pixels remain: it never writes past the row).
+        if channels == 3 && pixel + 6 <= pixelCount {
+            let four = sourceBytes.loadUnaligned(fromByteOffset: 4 &* pixel, as: SIMD16<UInt8>.self)
+            if unsafeBitCast(four, to: SIMD4<UInt32>.self) & 0xFF00_0000 == SIMD4(repeating: 0xFF00_0000) {
+                let colours = SIMD16(four[0], four[1], four[2], four[4], four[5], four[6], four[8], four[9],
+                                     four[10], four[12], four[13], four[14], 0, 0, 0, 0)
+                destinationBytes.storeBytes(of: colours, toByteOffset: 3 &* pixel, as: SIMD16<UInt8>.self)
+                pixel &+= 4
+                continue
+            }
+        }
+        defer { pixel &+= 1 }
         let input = pixel * 4, output = pixel * channels
         let alpha = Int(source[input + 3])
         if alpha == 255 {

@@ -1,5 +1,5 @@
 #if !_endian(little)
-#error("StreamingResampler.premultipliedChannels reads alpha as the high byte of a little-endian pixel word")
+#error("Raster (premultipliedChannels, compositeOver) reads alpha as the high byte of a little-endian pixel word")
 #endif
 
 /// Streaming antialiased resampler: source rows go in top to bottom, target rows come out

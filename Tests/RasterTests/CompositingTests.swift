@@ -23,6 +23,37 @@ import Testing
         #expect(composite([1, 2, 3, 255, 0, 0, 0, 0], over: .white, channels: 3) == [1, 2, 3, 255, 255, 255])
     }
 
+    /// Rows of every length up to 40 mixing opaque runs (which take the four-pixels-at-once
+    /// path) with translucent and transparent pixels match the per-pixel rule, and nothing is
+    /// written outside the row.
+    @Test func longRowsMatchThePerPixelRule() {
+        let seed = SplitMix64.testSeed ^ 0xC0
+        var generator = SplitMix64(seed: seed)
+        let background = RGBA8Color(r: 200, g: 100, b: 7)
+        for length in 0...40 {
+            var source = [UInt8]()
+            for _ in 0..<length {
+                let alpha: UInt8 = generator.next() % 4 == 0 ? UInt8(truncatingIfNeeded: generator.next()) : 255
+                source += (0..<3).map { _ in UInt8(truncatingIfNeeded: generator.next()) % (alpha &+ 1 == 0 ? 255 : alpha &+ 1) } + [alpha]
+            }
+            var expected = [UInt8]()
+            for pixel in 0..<length {
+                expected += composite(Array(source[4 * pixel ..< 4 * pixel + 4]), over: background, channels: 3)
+            }
+            // The row sits between guard bytes that must survive.
+            var guarded = [UInt8](repeating: 0xA5, count: 3 * length + 32)
+            source.withUnsafeBufferPointer { source in
+                guarded.withUnsafeMutableBufferPointer { all in
+                    compositeOver(background: background, source: source,
+                                  into: UnsafeMutableBufferPointer(rebasing: all[16 ..< 16 + 3 * length]), channels: 3)
+                }
+            }
+            #expect(Array(guarded[16 ..< 16 + 3 * length]) == expected, "length \(length), seed \(seed)")
+            #expect(guarded[..<16].allSatisfy { $0 == 0xA5 } && guarded[(16 + 3 * length)...].allSatisfy { $0 == 0xA5 },
+                    "length \(length): bytes outside the row were written")
+        }
+    }
+
     /// Over a transparent background the source comes out unpremultiplied.
     @Test func overTransparentBackgroundUnpremultiplies() {
         #expect(composite([128, 0, 0, 128], over: .transparent, channels: 4) == [255, 0, 0, 128])
