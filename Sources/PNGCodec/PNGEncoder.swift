@@ -72,7 +72,7 @@ public struct PNGEncodingSettings: Sendable, Hashable {
     /// The same as `default`: nothing measured was faster without being much larger.
     public static let fast = PNGEncodingSettings.default
     /// Small: zlib level 9, `Z_FILTERED`, Paeth: about 10 % smaller than `default` on photo
-    /// sheets, about 40× slower (Notes/performance.md).
+    /// sheets, 30-45× slower (Notes/performance.md).
     public static let small = PNGEncodingSettings(level: 9, strategy: .filtered, filter: .paeth)
 }
 
