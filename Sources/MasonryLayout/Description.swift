@@ -1,7 +1,8 @@
 /// The geometry part of the manifest (SPEC §4 "sheet" and "items").
 
 /// The sheet and tile geometry of a `MasonryLayout`, as plain values and as an `Encodable`
-/// whose keys come out in the SPEC §4 order. The manifest writer adds what geometry does not
+/// whose keys come out in the SPEC §4 order (the synthesized conformances encode the
+/// properties in declaration order, which is that order). The manifest writer adds what geometry does not
 /// know (version, background, paths, source sizes, skipped files).
 public struct LayoutDescription: Sendable, Hashable, Encodable {
     /// SPEC §4 "sheet", without `background`.
@@ -13,16 +14,14 @@ public struct LayoutDescription: Sendable, Hashable, Encodable {
         public let rowGap: Int
         public let insets: LayoutInsets
 
-        private enum CodingKeys: String, CodingKey { case width, height, columns, columnGap, rowGap, insets }
-
-        public func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: CodingKeys.self)
-            try container.encode(width, forKey: .width)
-            try container.encode(height, forKey: .height)
-            try container.encode(columns, forKey: .columns)
-            try container.encode(columnGap, forKey: .columnGap)
-            try container.encode(rowGap, forKey: .rowGap)
-            try container.encode(insets, forKey: .insets)
+        public init(_ layout: MasonryLayout) {
+            let configuration = layout.configuration
+            width = layout.width
+            height = layout.height
+            columns = configuration.columns
+            columnGap = configuration.columnGap
+            rowGap = configuration.rowGap
+            insets = configuration.insets
         }
     }
 
@@ -45,38 +44,13 @@ public struct LayoutDescription: Sendable, Hashable, Encodable {
             height = tile.frame.height
             image = tile.imageFrame
         }
-
-        private enum CodingKeys: String, CodingKey { case index, column, x, y, width, height, image }
-
-        public func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: CodingKeys.self)
-            try container.encode(index, forKey: .index)
-            try container.encode(column, forKey: .column)
-            try container.encode(x, forKey: .x)
-            try container.encode(y, forKey: .y)
-            try container.encode(width, forKey: .width)
-            try container.encode(height, forKey: .height)
-            try container.encode(image, forKey: .image)
-        }
     }
 
     public let sheet: Sheet
     public let items: [Item]
 
     public init(_ layout: MasonryLayout) {
-        let configuration = layout.configuration
-        sheet = Sheet(
-            width: layout.width, height: layout.height, columns: configuration.columns,
-            columnGap: configuration.columnGap, rowGap: configuration.rowGap, insets: configuration.insets)
+        sheet = Sheet(layout)
         items = layout.tiles.map(Item.init)
-    }
-
-    private enum CodingKeys: String, CodingKey { case sheet, items }
-
-    /// Encodes `sheet` then `items`.
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(sheet, forKey: .sheet)
-        try container.encode(items, forKey: .items)
     }
 }

@@ -38,18 +38,9 @@ public struct LayoutRect: Sendable, Hashable {
     }
 }
 
-extension LayoutRect: Codable {
-    private enum CodingKeys: String, CodingKey { case x, y, width, height }
-
-    /// Encodes the keys in the manifest's order: `x`, `y`, `width`, `height`.
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(x, forKey: .x)
-        try container.encode(y, forKey: .y)
-        try container.encode(width, forKey: .width)
-        try container.encode(height, forKey: .height)
-    }
-}
+/// Encoded with the keys in the manifest's order: `x`, `y`, `width`, `height` (the
+/// synthesized conformance follows the declaration order).
+extension LayoutRect: Codable {}
 
 /// The pixel size of a source image. Layouts expect both sides to be at least 1
 /// (see `MasonryLayout.append(_:)` and `tryAppend(_:)` for what happens otherwise).
@@ -86,18 +77,8 @@ public struct LayoutInsets: Sendable, Hashable {
     public static let zero = LayoutInsets(all: 0)
 }
 
-extension LayoutInsets: Codable {
-    private enum CodingKeys: String, CodingKey { case top, right, bottom, left }
-
-    /// Encodes the keys in the manifest's (CSS) order: `top`, `right`, `bottom`, `left`.
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(top, forKey: .top)
-        try container.encode(right, forKey: .right)
-        try container.encode(bottom, forKey: .bottom)
-        try container.encode(left, forKey: .left)
-    }
-}
+/// Encoded with the keys in the manifest's (CSS) order: `top`, `right`, `bottom`, `left`.
+extension LayoutInsets: Codable {}
 
 /// `a + b`, clamped to `Int.min ... Int.max` instead of trapping.
 @inline(__always)

@@ -13,27 +13,17 @@ struct Manifest {
     let sourceSizes: [LayoutSize]
     let skipped: [SkippedInput]
 
-    var json: String {
-        let configuration = layout.configuration
-        let insets = configuration.insets
-        let sheet: JSON = .object([
-            ("width", .int(layout.width)), ("height", .int(layout.height)),
-            ("columns", .int(configuration.columns)), ("columnGap", .int(configuration.columnGap)),
-            ("rowGap", .int(configuration.rowGap)),
-            ("insets", .object([("top", .int(insets.top)), ("right", .int(insets.right)),
-                                ("bottom", .int(insets.bottom)), ("left", .int(insets.left))])),
-            ("background", .string(background.hexString)),
-        ])
-        let items = drawn.map { tile -> JSON in
+    /// The manifest's text. The geometry comes from `LayoutDescription`, in its key order;
+    /// the manifest adds the background, each item's path and source size, and the skips.
+    func json() throws -> String {
+        let sheet = try JSON(encoding: LayoutDescription.Sheet(layout))
+            .inserting([("background", .string(background.hexString))], after: "insets")
+        let items = try drawn.map { tile -> JSON in
             let source = sourceSizes[tile.index]
-            return .object([
-                ("index", .int(tile.index)), ("path", .string(Self.text(paths[tile.index]))),
-                ("sourceWidth", .int(source.width)), ("sourceHeight", .int(source.height)),
-                ("column", .int(tile.column)), ("x", .int(tile.frame.x)), ("y", .int(tile.frame.y)),
-                ("width", .int(tile.frame.width)), ("height", .int(tile.frame.height)),
-                ("image", .object([("x", .int(tile.imageFrame.x)), ("y", .int(tile.imageFrame.y)),
-                                   ("width", .int(tile.imageFrame.width)), ("height", .int(tile.imageFrame.height))])),
-            ])
+            return try JSON(encoding: LayoutDescription.Item(tile)).inserting(
+                [("path", .string(Self.text(paths[tile.index]))),
+                 ("sourceWidth", .int(source.width)), ("sourceHeight", .int(source.height))],
+                after: "index")
         }
         let skips = skipped.map { JSON.object([("path", .string(Self.text($0.path))), ("reason", .string($0.reason))]) }
         var out = "{\n  \"version\": 1,\n  \"sheet\": \(sheet.compact),\n"
@@ -57,14 +47,25 @@ public enum JSON {
     case int(Int)
     case string(String)
     case object([(String, JSON)])
+    case array([JSON])
 
     /// One-line form with a space after each colon and comma.
-    var compact: String {
+    public var compact: String {
         switch self {
         case .int(let value): String(value)
         case .string(let value): Self.quoted(value)
         case .object(let members): "{" + members.map { Self.quoted($0.0) + ": " + $0.1.compact }.joined(separator: ", ") + "}"
+        case .array(let elements): "[" + elements.map(\.compact).joined(separator: ", ") + "]"
         }
+    }
+
+    /// An object with `members` added after the member named `key` (at the end without one);
+    /// any other value is returned unchanged.
+    func inserting(_ members: [(String, JSON)], after key: String) -> JSON {
+        guard case .object(var existing) = self else { return self }
+        let position = existing.firstIndex { $0.0 == key }.map { $0 + 1 } ?? existing.count
+        existing.insert(contentsOf: members, at: position)
+        return .object(existing)
     }
 
     /// `text` as a JSON string literal (quotes, backslashes and control characters escaped).

@@ -135,7 +135,9 @@ public enum SheetPipeline {
         if let manifestFile {
             let manifest = Manifest(layout: layout, background: options.background, drawn: drawn,
                                     paths: images.map(\.path), sourceSizes: sourceSizes, skipped: skipped)
-            try manifestFile.write(Array(manifest.json.utf8))
+            let text: String
+            do { text = try manifest.json() } catch { throw SheetError("cannot write the manifest: \(error)") }
+            try manifestFile.write(Array(text.utf8))
         }
         try sheetFile.commit()
         try manifestFile?.commit()
