@@ -388,7 +388,7 @@ mpng_status mpng_encoder_start(mpng_encoder *e, uint32_t width, uint32_t height,
                                int level, int strategy, mpng_filter filter) {
     png_structp png = e->png;
     if (setjmp(png_jmpbuf(png))) return encoder_failed(e);
-    int color_type = channels == 4 ? PNG_COLOR_TYPE_RGBA : PNG_COLOR_TYPE_RGB;
+    int color_type = channels == 4 ? PNG_COLOR_TYPE_RGBA : channels == 3 ? PNG_COLOR_TYPE_RGB : PNG_COLOR_TYPE_GRAY;
     png_set_IHDR(png, e->info, width, height, 8, color_type, PNG_INTERLACE_NONE,
                  PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
     png_set_compression_level(png, level);

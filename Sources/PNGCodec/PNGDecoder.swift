@@ -43,24 +43,6 @@ public struct DecodedImage: Sendable, Equatable {
     public let pixels: [UInt8]
 }
 
-/// The 8-bit pixel layout of a decoder's rows.
-public enum PNGRowFormat: Sendable, Hashable {
-    /// Straight-alpha RGBA, 4 bytes a pixel.
-    case rgba8
-    /// Opaque RGB, 3 bytes a pixel.
-    case rgb8
-    /// Opaque grey, 1 byte a pixel.
-    case grey8
-
-    public var channels: Int {
-        switch self {
-        case .rgba8: 4
-        case .rgb8: 3
-        case .grey8: 1
-        }
-    }
-}
-
 /// A row-streaming decoder from any PNG to 8-bit straight-alpha RGBA (or, when asked
 /// for compact rows, to 8-bit RGB or grey for an image without alpha or tRNS).
 ///
@@ -76,7 +58,7 @@ public final class PNGDecoder {
     /// True when the image has neither an alpha channel nor tRNS: every decoded alpha is 255.
     public let isOpaque: Bool
     /// The layout of the delivered rows: always `.rgba8` unless compact rows were asked for.
-    public let rowFormat: PNGRowFormat
+    public let rowFormat: PNGPixelFormat
     /// A problem found after every row was delivered (for example a missing
     /// IEND, or an ancillary chunk dropped for its bad CRC): the picture is
     /// complete, but the file is not.

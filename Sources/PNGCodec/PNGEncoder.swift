@@ -3,11 +3,32 @@ import CPNGBridge
 import Glibc
 #endif
 
-/// The pixel layout the encoder accepts and writes: 8-bit RGB or RGBA.
+/// An 8-bit pixel layout: what the encoder accepts and writes, and what the decoder delivers.
 public enum PNGPixelFormat: Sendable, Hashable {
-    case rgb8, rgba8
+    /// Straight-alpha RGBA, 4 bytes a pixel.
+    case rgba8
+    /// RGB, 3 bytes a pixel.
+    case rgb8
+    /// Grey, 1 byte a pixel.
+    case grey8
 
-    public var channels: Int { self == .rgb8 ? 3 : 4 }
+    /// Bytes per pixel.
+    public var channels: Int {
+        switch self {
+        case .rgba8: 4
+        case .rgb8: 3
+        case .grey8: 1
+        }
+    }
+
+    /// The PNG colour type of an 8-bit image in this layout.
+    var pngColorType: PNGColorType {
+        switch self {
+        case .rgba8: .rgba
+        case .rgb8: .rgb
+        case .grey8: .grey
+        }
+    }
 }
 
 /// Compressor and row filter: the whole of what decides the bytes.
@@ -77,7 +98,7 @@ public struct PNGEncodingSettings: Sendable, Hashable {
 }
 
 /// A PNG encoder that takes rows in order, so a tall sheet can be streamed
-/// without being held in memory. Writes 8-bit non-interlaced RGB or RGBA with
+/// without being held in memory. Writes 8-bit non-interlaced RGBA, RGB or grey with
 /// no time or text chunks: identical pixels and settings give identical bytes.
 public final class PNGEncoder {
     public let width: Int

@@ -12,7 +12,7 @@ import CZlib
 /// photographs, and the output bytes depend only on the input bytes (never on a
 /// library version), so a sheet's PNG is the same on every machine.
 final class RunLengthDeflater {
-    /// Bytes per pixel: the second run distance (3 or 4 for 8-bit RGB or RGBA).
+    /// Bytes per pixel: the second run distance (1, 3 or 4 for 8-bit grey, RGB or RGBA).
     let bytesPerPixel: Int
     /// Input bytes per deflate block.
     let blockBytes: Int

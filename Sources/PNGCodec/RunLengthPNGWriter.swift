@@ -3,7 +3,7 @@ import CZlib
 import Glibc
 #endif
 
-/// Writes a whole PNG file without libpng: signature, IHDR (8-bit RGB or RGBA,
+/// Writes a whole PNG file without libpng: signature, IHDR (8-bit RGBA, RGB or grey,
 /// not interlaced), the rows filtered in Swift and compressed by
 /// `RunLengthDeflater` into IDAT chunks of `idatCapacity` bytes, then IEND.
 /// Memory is a few rows plus one block and one chunk, whatever the height.
@@ -46,9 +46,9 @@ final class RunLengthPNGWriter {
         Self.storeBigEndian(0x4944_4154, at: chunk + 4)  // "IDAT"
 
         var header: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
-        // Bit depth 8, colour type RGBA (6) or RGB (2); compression, filter and interlace 0.
+        // Bit depth 8, the format's colour type; compression, filter and interlace 0.
         let fields = Self.bigEndianBytes(UInt32(width)) + Self.bigEndianBytes(UInt32(height))
-            + [8, format == .rgba8 ? 6 : 2, 0, 0, 0]
+            + [8, format.pngColorType.rawValue, 0, 0, 0]
         header += Self.chunk(type: 0x4948_4452, data: fields)  // "IHDR"
         try write(header)
     }

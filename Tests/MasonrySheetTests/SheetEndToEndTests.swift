@@ -44,8 +44,8 @@ import TestSupport
         #expect(manifests[0] == manifests[1] && manifests[1] == manifests[2], "manifest differs across --jobs")
 
         // Regression goldens (made by this code at the commit that added them, after the pixel and
-        // geometry checks below and in the other suites passed). The PNG digest also depends on
-        // zlib's output for these settings (Debian 12's zlib 1.2.13); the pixel digest does not.
+        // geometry checks below and in the other suites passed). The PNG digest pins the bytes of
+        // Masonry's own deflate (the default compression), which no installed zlib changes.
         let decoded = try PNGDecoder.decodeRGBA(bytes: outputs[0])
         #expect((decoded.width, decoded.height) == (400, 634))
         #expect(SHA256.hex(decoded.pixels) == Goldens.fixtureSheetPixels)

@@ -91,6 +91,23 @@ struct PNGEncoderTests {
         }
     }
 
+    @Test("Grey images round-trip as grey, through both compressors",
+          arguments: [PNGEncodingSettings.default, .small, PNGEncodingSettings(level: 1, strategy: .rle, filter: .sub)])
+    func greyRoundTrip(settings: PNGEncodingSettings) throws {
+        let seed = SplitMix64.suiteSeed ^ 0x6E7
+        var rng = SplitMix64(seed: seed)
+        for _ in 0..<8 {
+            let (width, height, pixels) = Self.randomImage(&rng, channels: 1)
+            let label = "\(width)×\(height) \(settings.compressor) seed 0x\(String(seed, radix: 16))"
+            let encoded = try PNGEncoder.encode(pixels: pixels, width: width, height: height, format: .grey8, settings: settings)
+            #expect(try PNGHeader(parsing: encoded).colorType == .grey, "\(label)")
+            let decoder = try PNGDecoder(bytes: encoded, compactOpaqueRows: true)
+            var decoded = [UInt8]()
+            try decoder.readRows { _, row in decoded += row }
+            #expect(decoder.rowFormat == .grey8 && decoded == pixels, "\(label)")
+        }
+    }
+
     @Test("Row-streamed encode to a file equals the in-memory encode",
           arguments: [PNGEncodingSettings.fast, .default, .small, PNGEncodingSettings(level: 0, strategy: .default, filter: .none)])
     func streamedEqualsInMemory(settings: PNGEncodingSettings) throws {

@@ -70,7 +70,7 @@ struct PNGSuiteDecodeTests {
         }
         #expect(compact == expected, "\(name) as \(decoder.rowFormat)")
         let header = decoder.header
-        let expectedFormat: PNGRowFormat = !decoder.isOpaque ? .rgba8 : header.colorType == .grey ? .grey8 : .rgb8
+        let expectedFormat: PNGPixelFormat = !decoder.isOpaque ? .rgba8 : header.colorType == .grey ? .grey8 : .rgb8
         #expect(decoder.rowFormat == expectedFormat, "\(name): \(header.colorType), opaque \(decoder.isOpaque)")
     }
 

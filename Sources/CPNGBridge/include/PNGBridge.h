@@ -75,8 +75,8 @@ mpng_encoder *mpng_encoder_create_memory(void);
 void mpng_encoder_destroy(mpng_encoder *encoder);
 const char *mpng_encoder_message(const mpng_encoder *encoder);
 
-/// Writes the signature and IHDR of an 8-bit, non-interlaced RGB (channels 3)
-/// or RGBA (channels 4) image. strategy is a zlib strategy (Z_DEFAULT_STRATEGY,
+/// Writes the signature and IHDR of an 8-bit, non-interlaced RGBA (channels 4), RGB (3)
+/// or grey (1) image. strategy is a zlib strategy (Z_DEFAULT_STRATEGY,
 /// Z_FILTERED, Z_RLE...).
 mpng_status mpng_encoder_start(mpng_encoder *encoder, uint32_t width, uint32_t height,
                                int channels, int level, int strategy, mpng_filter filter);
