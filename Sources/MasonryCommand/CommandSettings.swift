@@ -64,9 +64,20 @@ enum CommandSettings {
         options.jobs = try number(.jobs, in: 1...1024) ?? ProcessInfo.processInfo.activeProcessorCount
         options.maxPixels = try number(.maxPixels, in: 1...(Int(Int32.max) * Int(Int32.max))) ?? PNGLimits.defaultMaxPixels
         if let text = values[.compression] { options.compression = try parseCompression(text) }
+        options.paging.maxHeight = try number(.pageHeight, in: 0...Int(Int32.max)) ?? options.paging.maxHeight
+        options.paging.maxImagesPerPage = try number(.perPage, in: 1...Int(Int32.max)) ?? 0
+        options.maxMemory = try number(.maxMemory, in: 1...(1 << 40)).map { $0 << 20 } ?? options.maxMemory
 
-        let request = SheetRequest(inputs: parsed.inputs, output: parsed.paths[.output] ?? RawPath("sheet.png"),
+        var request = SheetRequest(inputs: parsed.inputs, output: parsed.paths[.output] ?? RawPath("sheet.png"),
                                    manifest: parsed.paths[.manifest], options: options)
+        request.page = try number(.page, in: 1...Int(Int32.max))
+        request.planOnly = parsed.flags.contains(.planOnly)
+        if request.planOnly && request.manifest == nil {
+            throw UsageError("'--plan-only' needs '--manifest <path.json>' (it writes the manifest only)")
+        }
+        if request.planOnly && request.page != nil {
+            throw UsageError("'--plan-only' and '--page' cannot be used together")
+        }
         var output = OutputSettings()
         output.quiet = parsed.flags.contains(.quiet)
         output.strict = parsed.flags.contains(.strict)

@@ -47,16 +47,32 @@ public enum MasonryCommand {
             progress.finish()
             if !settings.quiet {
                 let seconds = Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e9
-                let images = report.rendered == 1 ? "1 image" : "\(report.rendered) images"
-                output.standardError("masonry: wrote \(request.output.displayName) (\(report.width)×\(report.height)): "
-                    + "\(images), \(report.skipped.count) skipped, \(String(format: "%.2f", seconds)) s\n")
+                output.standardError("masonry: \(summary(of: report, request: request)), "
+                    + "\(report.skipped.count) skipped, \(String(format: "%.2f", seconds)) s\n")
             }
             return settings.strict && !report.skipped.isEmpty ? 2 : 0
         } catch {
             progress.finish()
             output.standardError("masonry: error: \(error.message)\n")
-            return 1
+            return error.kind == .usage ? 64 : 1
         }
+    }
+
+    /// What was written, for the summary line: `wrote sheet.png (1200×3046): 33 images`,
+    /// `wrote 3 of 3 pages sheet-001.png … sheet-003.png (1200×≤16384): 2157 images`, or
+    /// `planned 3 pages in plan.json: 2157 images`.
+    static func summary(of report: SheetReport, request: SheetRequest) -> String {
+        let images = report.rendered == 1 ? "1 image" : "\(report.rendered) images"
+        let pages = report.pageCount == 1 ? "1 page" : "\(report.pageCount) pages"
+        guard let first = report.written.first, let last = report.written.last else {
+            return "planned \(pages) in \(request.manifest?.displayName ?? "the manifest"): \(images)"
+        }
+        if report.written.count == 1 {
+            let of = report.pageCount > 1 ? "page \(request.page ?? 1) of \(report.pageCount), " : ""
+            return "wrote \(of)\(first.file.displayName) (\(first.width)×\(first.height)): \(images)"
+        }
+        let tallest = report.written.map(\.height).max() ?? 0
+        return "wrote \(pages) \(first.file.displayName) … \(last.file.displayName) (\(first.width)×≤\(tallest)): \(images)"
     }
 }
 

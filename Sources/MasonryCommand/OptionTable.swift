@@ -3,7 +3,8 @@
 struct OptionSpec: Sendable {
     enum Key: Sendable, Hashable {
         case output, columns, width, columnWidth, gap, columnGap, rowGap, margin, background, order, tolerance
-        case maxTileAspect, sort, reverse, recursive, manifest, jobs, maxPixels, compression
+        case maxTileAspect, sort, reverse, recursive, manifest, pageHeight, perPage, page, planOnly
+        case jobs, maxPixels, maxMemory, compression
         case quiet, progress, noProgress, strict, help, version
     }
 
@@ -42,10 +43,20 @@ let optionTable: [OptionSpec] = [
     .init(key: .recursive, short: "r", long: "recursive", value: nil, help: "Descend into sub-folders.", defaultText: nil),
     .init(key: .manifest, short: nil, long: "manifest", value: "path.json",
           help: "Also write a JSON manifest of where every image went.", defaultText: nil),
+    .init(key: .pageHeight, short: nil, long: "page-height", value: "px",
+          help: "No page taller than this; several pages are written as <output stem>-001.png, ... 0 for one page.",
+          defaultText: "16384"),
+    .init(key: .perPage, short: nil, long: "per-page", value: "n", help: "At most n images a page.", defaultText: nil),
+    .init(key: .page, short: nil, long: "page", value: "k",
+          help: "Render only page k of the plan (the same file and bytes as in a full run).", defaultText: nil),
+    .init(key: .planOnly, short: nil, long: "plan-only", value: nil,
+          help: "Read headers and write the manifest only; decode no pixel.", defaultText: nil),
     .init(key: .jobs, short: "j", long: "jobs", value: "n", help: "Decoding threads (never changes the output).",
           defaultText: "all cores"),
     .init(key: .maxPixels, short: nil, long: "max-pixels", value: "n",
           help: "Skip input images with more pixels than this.", defaultText: "178956970"),
+    .init(key: .maxMemory, short: nil, long: "max-memory", value: "MiB",
+          help: "Refuse a run whose painting would hold more memory than this.", defaultText: "1024"),
     .init(key: .compression, short: nil, long: "compression", value: "level",
           help: "fast, default, small, or a zlib level 0-9.", defaultText: "default"),
     .init(key: .quiet, short: "q", long: "quiet", value: nil, help: "Print errors only.", defaultText: nil),

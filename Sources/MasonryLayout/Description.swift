@@ -15,9 +15,13 @@ public struct LayoutDescription: Sendable, Hashable, Encodable {
         public let insets: LayoutInsets
 
         public init(_ layout: MasonryLayout) {
-            let configuration = layout.configuration
-            width = layout.width
-            height = layout.height
+            self.init(configuration: layout.configuration, height: layout.height)
+        }
+
+        /// The sheet of `configuration` with a height of `height` (a page's, for paged layouts).
+        public init(configuration: LayoutConfiguration, height: Int) {
+            width = configuration.width
+            self.height = height
             columns = configuration.columns
             columnGap = configuration.columnGap
             rowGap = configuration.rowGap

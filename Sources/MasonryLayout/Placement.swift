@@ -15,10 +15,13 @@ public struct PlacedTile: Sendable, Hashable {
     private let width: Int32
     private let imageOffset: Int32
     private let imageWidth: Int32
+    private let storedBandHeight: Int32
 
     /// A tile at (`x`, `y`), `width` x `height`, whose picture is `imageWidth` wide and starts
-    /// `imageOffset` px right of `x`; horizontal values must lie in `0 ... LayoutLimits.maxLength`.
-    init(index: Int, column: Int, x: Int, y: Int, width: Int, height: Int, imageOffset: Int, imageWidth: Int) {
+    /// `imageOffset` px right of `x`, with a band of `bandHeight` px under the picture (part of
+    /// `height`); horizontal values and the band must lie in `0 ... LayoutLimits.maxLength`.
+    init(index: Int, column: Int, x: Int, y: Int, width: Int, height: Int, imageOffset: Int, imageWidth: Int,
+         bandHeight: Int = 0) {
         self.index = index
         self.y = y
         self.height = height
@@ -27,6 +30,13 @@ public struct PlacedTile: Sendable, Hashable {
         self.width = Int32(truncatingIfNeeded: width)
         self.imageOffset = Int32(truncatingIfNeeded: imageOffset)
         self.imageWidth = Int32(truncatingIfNeeded: imageWidth)
+        self.storedBandHeight = Int32(truncatingIfNeeded: bandHeight)
+    }
+
+    /// The same tile with another index (a page's tile numbered within the whole plan).
+    func renumbered(_ newIndex: Int) -> PlacedTile {
+        PlacedTile(index: newIndex, column: column, x: Int(x), y: y, width: Int(width), height: height,
+                   imageOffset: Int(imageOffset), imageWidth: Int(imageWidth), bandHeight: bandHeight)
     }
 
     /// The column (0-based, from the left) the tile was placed in.
@@ -38,9 +48,18 @@ public struct PlacedTile: Sendable, Hashable {
     }
 
     /// Where the picture is drawn: equal to `frame` unless the tile height was capped by
-    /// `maxTileAspect`, in which case the picture is narrower and centred horizontally.
+    /// `maxTileAspect`, in which case the picture is narrower and centred horizontally, or the
+    /// tile has a band under its picture (`bandHeight`), which the picture leaves free.
     public var imageFrame: LayoutRect {
-        LayoutRect(x: Int(x) + Int(imageOffset), y: y, width: Int(imageWidth), height: height)
+        LayoutRect(x: Int(x) + Int(imageOffset), y: y, width: Int(imageWidth), height: height - bandHeight)
+    }
+
+    /// The height of the band under the picture (a caption), 0 for none.
+    public var bandHeight: Int { Int(storedBandHeight) }
+
+    /// The band under the picture: the tile's full width, its last `bandHeight` rows.
+    public var bandFrame: LayoutRect {
+        LayoutRect(x: Int(x), y: y + height - bandHeight, width: Int(width), height: bandHeight)
     }
 
     /// The tile's top edge.
@@ -91,6 +110,17 @@ func tileHeight(columnWidth w: Int, sourceWidth sw: Int, sourceHeight sh: Int, c
     // Capped: 2*cap*sw can exceed 2^63 (cap <= 2^48, sw up to Int.max), so widen.
     let imageWidth = (2 * Int128(cap) * Int128(sw) + Int128(sh)) / (2 * Int128(sh))
     return (cap, max(1, Int(imageWidth)))
+}
+
+/// Where `ColumnStack.propose` would put the next tile.
+struct Proposal {
+    let column: Int
+    let y: Int
+    /// The tile height, band included.
+    let height: Int
+    let imageWidth: Int
+    let bandHeight: Int
+    var bottom: Int { y &+ height }
 }
 
 /// A tile as its column's list keeps it for queries: its bottom edge and its index.
@@ -159,28 +189,41 @@ struct ColumnStack: Sendable {
 
     @inline(__always)
     private mutating func placeOne(sourceWidth: Int, sourceHeight: Int) -> PlacementFailure? {
-        let index = tiles.count
-        let column = chooseColumn(index: index)
-        let y = bottomTree[leafBase + column]
+        let proposal = propose(sourceWidth: sourceWidth, sourceHeight: sourceHeight, bandHeight: 0)
+        guard proposal.bottom <= LayoutLimits.maxCoordinate else {
+            return PlacementFailure(index: tiles.count, reason: .beyondLimit(bottom: proposal.bottom))
+        }
+        commit(proposal)
+        return nil
+    }
+
+    /// Where the next image would go (SPEC §1), with a band of `bandHeight` px under its
+    /// picture, without placing it. Sides must be at least 1.
+    @inline(__always)
+    func propose(sourceWidth: Int, sourceHeight: Int, bandHeight: Int) -> Proposal {
+        let column = chooseColumn(index: tiles.count)
         let width = configuration.columnWidths[column]
-        let x = configuration.columnXs[column]
         // width <= 2^24 and maxTileAspect <= 2^24, so the cap is at most 2^48.
         let (height, imageWidth) = tileHeight(
             columnWidth: width, sourceWidth: sourceWidth, sourceHeight: sourceHeight,
             cap: configuration.maxTileAspect &* width)
         // y is a column bottom: at most maxCoordinate plus a few 2^24 (a row gap, or a
-        // section's insets and header), and height <= 2^48: the sums cannot overflow.
-        let bottom = y &+ height
-        guard bottom <= LayoutLimits.maxCoordinate else {
-            return PlacementFailure(index: index, reason: .beyondLimit(bottom: bottom))
-        }
+        // section's insets and header), and height + band <= 2^49: the sums cannot overflow.
+        return Proposal(column: column, y: bottomTree[leafBase + column], height: height &+ bandHeight,
+                        imageWidth: imageWidth, bandHeight: bandHeight)
+    }
+
+    /// Places the tile `proposal` describes (it must come from `propose` on this stack, unchanged since).
+    @inline(__always)
+    mutating func commit(_ proposal: Proposal) {
+        let index = tiles.count, column = proposal.column, width = configuration.columnWidths[column]
         tiles.append(PlacedTile(
-            index: index, column: column, x: x, y: y, width: width, height: height,
-            imageOffset: (width &- imageWidth) / 2, imageWidth: imageWidth))
-        columnEntries[column].append(ColumnEntry(bottom: bottom, index: index))
-        contentBottom = max(contentBottom, bottom)
-        setBottom(bottom &+ configuration.rowGap, ofColumn: column)
-        return nil
+            index: index, column: column, x: configuration.columnXs[column], y: proposal.y, width: width,
+            height: proposal.height, imageOffset: (width &- proposal.imageWidth) / 2, imageWidth: proposal.imageWidth,
+            bandHeight: proposal.bandHeight))
+        columnEntries[column].append(ColumnEntry(bottom: proposal.bottom, index: index))
+        contentBottom = max(contentBottom, proposal.bottom)
+        setBottom(proposal.bottom &+ configuration.rowGap, ofColumn: column)
     }
 
     @inline(__always)

@@ -14,6 +14,11 @@ public struct SheetOptions: Sendable {
     public var jobs: Int = ProcessInfo.processInfo.activeProcessorCount
     public var maxPixels: Int = PNGLimits.defaultMaxPixels
     public var compression: PNGEncodingSettings = .default
+    /// How the wall is cut into pages (SPEC §6).
+    public var paging = PagingOptions()
+    /// The most memory painting may hold at once (SPEC §5); a plan that needs more is refused
+    /// before anything is allocated, naming the option to change.
+    public var maxMemory: Int = 1 << 30
 
     public init(layout: LayoutConfiguration) { self.layout = layout }
 }
@@ -24,6 +29,10 @@ public struct SheetRequest: Sendable {
     public var output: RawPath
     public var manifest: RawPath?
     public var options: SheetOptions
+    /// Paint only this page (1-based) of the plan: the same file, name and bytes as in a full run.
+    public var page: Int?
+    /// Read headers and write the manifest only; decode no pixel and write no page.
+    public var planOnly = false
 
     public init(inputs: [RawPath], output: RawPath, manifest: RawPath? = nil, options: SheetOptions) {
         self.inputs = inputs
@@ -47,8 +56,11 @@ public enum SheetEvent: Sendable {
 
 /// The result of a run that wrote a sheet.
 public struct SheetReport: Sendable {
-    public let width: Int
-    public let height: Int
+    /// The page files written, with their sizes (none for `--plan-only`).
+    public let written: [(file: RawPath, width: Int, height: Int)]
+    /// The number of pages in the plan.
+    public let pageCount: Int
+    /// Pictures drawn (with `--plan-only`: planned).
     public let rendered: Int
     public let skipped: [SkippedInput]
 }
@@ -88,61 +100,97 @@ public enum SheetPipeline {
                              : "no renderable PNG images (\(skipped.count) skipped)")
         }
 
-        let sourceSizes = images.map { LayoutSize(width: $0.header.width, height: $0.header.height) }
-        let layout = MasonryLayout(configuration: options.layout, sizes: sourceSizes)
-        guard layout.height <= Int(Int32.max) else {
-            throw SheetError("the sheet would be \(layout.height) px tall, over PNG's limit of \(Int32.max); use more columns or fewer images")
+        let plan = try Planner.plan(
+            images: images.map { PlannedImage(path: $0.path, width: $0.header.width, height: $0.header.height) },
+            options: options, output: request.output)
+        let pages: [PagePlan]
+        if let number = request.page {
+            guard (1...plan.pages.count).contains(number) else {
+                throw SheetError(.usage, "--page \(number) is out of range: the plan has \(plan.pages.count) "
+                                 + (plan.pages.count == 1 ? "page" : "pages"))
+            }
+            pages = [plan.pages[number - 1]]
+        } else {
+            pages = request.planOnly ? [] : plan.pages
         }
-        let jobs = layout.tiles.map { tile in
-            TileJob(index: tile.index, path: images[tile.index].path, sourceWidth: images[tile.index].header.width,
-                    sourceHeight: images[tile.index].header.height, tile: tile)
-        }
-
-        let sheetFile = try AtomicOutputFile(target: request.output)
-        let manifestFile = try request.manifest.map { (path) throws(SheetError) in try AtomicOutputFile(target: path) }
-        let renderer = SheetRenderer(jobs: jobs, width: layout.width, height: layout.height,
-                                     background: options.background, limits: limits)
-        let outcomes: [Int: TileOutcome]
-        do {
-            let encoder = try PNGEncoder(fileDescriptor: sheetFile.descriptor, width: layout.width, height: layout.height,
-                                         format: renderer.pixelFormat, settings: options.compression)
-            events(.started(total: jobs.count))
-            let counter = ProgressCounter(total: jobs.count, events: events)
-            outcomes = try renderer.render(into: encoder, workerCount: options.jobs) { counter.increment() }
-        } catch {
-            throw SheetError("cannot write \(request.output.displayName): \(error.reason)")
-        }
-
-        var drawn: [PlacedTile] = []
-        var decodeFailures: [SkippedInput] = []
-        for tile in layout.tiles {
-            let path = images[tile.index].path
-            switch outcomes[tile.index] ?? .failed("not drawn") {
-            case .drawn: drawn.append(tile)
-            case .drawnWithWarning(let reason):
-                drawn.append(tile)
-                events(.warning(SkippedInput(path: path, reason: reason)))
-            case .failed(let reason):
-                decodeFailures.append(SkippedInput(path: path, reason: reason))
+        for page in pages {
+            guard page.height <= Int(Int32.max) else {
+                throw SheetError(.usage, "the page would be \(page.height) px tall, over PNG's limit of \(Int32.max); "
+                                 + "use --page-height, more columns or fewer images")
+            }
+            let needed = BandScheduler.memoryEstimate(page: page, plan: plan, workers: options.jobs)
+            guard needed <= options.maxMemory else {
+                throw SheetError(.usage, "painting \(page.file.displayName) would need about \(megabytes(needed)) MiB, "
+                                 + "over --max-memory \(megabytes(options.maxMemory)) MiB; use a smaller --width, "
+                                 + "more columns, a smaller --max-tile-aspect, or raise --max-memory")
             }
         }
-        for failure in decodeFailures { events(.skipped(failure)) }
-        skipped += decodeFailures
-        guard !drawn.isEmpty else {
-            throw SheetError("no renderable PNG images (\(skipped.count) skipped)")
-        }
 
-        if let manifestFile {
-            let manifest = Manifest(layout: layout, background: options.background, drawn: drawn,
-                                    paths: images.map(\.path), sourceSizes: sourceSizes, skipped: skipped)
-            let text: String
-            do { text = try manifest.json() } catch { throw SheetError("cannot write the manifest: \(error)") }
-            try manifestFile.write(Array(text.utf8))
+        let publisher = Publisher()
+        var outcomes: [Int: TileOutcome] = [:]
+        var written: [(file: RawPath, width: Int, height: Int)] = []
+        do throws(SheetError) {
+            let total = pages.reduce(0) { $0 + $1.tiles.count }
+            if !pages.isEmpty { events(.started(total: total)) }
+            let counter = ProgressCounter(total: total, events: events)
+            let painter = TilePainter(plan: plan, limits: limits)
+            for page in pages {
+                let file = try publisher.open(page.file)
+                let scheduler = BandScheduler(page: page, painter: painter)
+                do {
+                    let encoder = try PNGEncoder(fileDescriptor: file.descriptor, width: plan.width, height: page.height,
+                                                 format: plan.channels == 3 ? .rgb8 : .rgba8, settings: options.compression)
+                    let pageOutcomes = try scheduler.render(into: encoder, workerCount: options.jobs) { counter.increment() }
+                    outcomes.merge(pageOutcomes) { first, _ in first }
+                } catch {
+                    throw SheetError("cannot write \(page.file.displayName): \(error.reason)")
+                }
+                written.append((page.file, plan.width, page.height))
+            }
+
+            var drawn: [PlacedTile] = []
+            var decodeFailures: [SkippedInput] = []
+            for page in pages {
+                for tile in page.tiles.sorted(by: { $0.index < $1.index }) {
+                    let path = plan.images[tile.index].path
+                    switch outcomes[tile.index] ?? .failed("not drawn") {
+                    case .drawn: drawn.append(plan.layout.tiles[tile.index])
+                    case .drawnWithWarning(let reason):
+                        drawn.append(plan.layout.tiles[tile.index])
+                        events(.warning(SkippedInput(path: path, reason: reason)))
+                    case .failed(let reason):
+                        decodeFailures.append(SkippedInput(path: path, reason: reason))
+                    }
+                }
+            }
+            for failure in decodeFailures { events(.skipped(failure)) }
+            skipped += decodeFailures
+            guard !drawn.isEmpty || pages.isEmpty else {
+                throw SheetError("no renderable PNG images (\(skipped.count) skipped)")
+            }
+
+            if let manifest = request.manifest {
+                let version = request.planOnly || request.page != nil || plan.pages.count > 1
+                    || options.paging.maxImagesPerPage > 0 ? 2 : 1
+                let listed = version == 1 ? drawn : plan.layout.tiles
+                let text: String
+                do {
+                    text = try Manifest(plan: plan, version: version, items: listed, skipped: skipped).json()
+                } catch {
+                    throw SheetError("cannot write the manifest: \(error)")
+                }
+                try publisher.open(manifest).write(Array(text.utf8))
+            }
+            try publisher.commitAll()
+            return SheetReport(written: written, pageCount: plan.pages.count,
+                               rendered: pages.isEmpty ? plan.images.count : drawn.count, skipped: skipped)
+        } catch {
+            publisher.discardAll()
+            throw error
         }
-        try sheetFile.commit()
-        try manifestFile?.commit()
-        return SheetReport(width: layout.width, height: layout.height, rendered: drawn.count, skipped: skipped)
     }
+
+    private static func megabytes(_ bytes: Int) -> Int { (bytes + (1 << 20) - 1) >> 20 }
 
     private static func readHeader(_ path: RawPath, limits: PNGLimits) -> Result<PNGHeader, PNGError> {
         do {

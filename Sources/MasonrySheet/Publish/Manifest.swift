@@ -1,32 +1,44 @@
 import MasonryLayout
 import Raster
 
-/// The `--manifest` JSON of SPEC §4: keys in a fixed order, one item per
-/// line, so manifests diff cleanly and are byte-identical for identical runs.
+/// The `--manifest` JSON: the plan written out, plus what happened while painting. Keys in a
+/// fixed order, one item per line, so manifests diff cleanly and are byte-identical for
+/// identical runs.
+///
+/// - Version 1 (SPEC §4), for a one-page run without pages, captions or sections in play:
+///   `items` lists the tiles whose pictures were drawn.
+/// - Version 2 (SPEC §8): `pages`, and every item gains `page`; `items` lists every tile of the
+///   plan (a tile whose file failed while decoding shows the background, and its file is also
+///   in `skipped`), so `--plan-only`, `--page K` and a full run give the same items.
 struct Manifest {
-    let layout: MasonryLayout
-    let background: RGBA8Color
-    /// The tiles whose pictures were drawn, in index order.
-    let drawn: [PlacedTile]
-    /// Every laid-out image's path and source size, by index.
-    let paths: [RawPath]
-    let sourceSizes: [LayoutSize]
+    let plan: SheetPlan
+    let version: Int
+    /// The tiles to list, in index order.
+    let items: [PlacedTile]
     let skipped: [SkippedInput]
 
     /// The manifest's text. The geometry comes from `LayoutDescription`, in its key order;
-    /// the manifest adds the background, each item's path and source size, and the skips.
+    /// the manifest adds the background, pages, each item's path, source size and page, and the skips.
     func json() throws -> String {
-        let sheet = try JSON(encoding: LayoutDescription.Sheet(layout))
-            .inserting([("background", .string(background.hexString))], after: "insets")
-        let items = try drawn.map { tile -> JSON in
-            let source = sourceSizes[tile.index]
-            return try JSON(encoding: LayoutDescription.Item(tile)).inserting(
-                [("path", .string(Self.text(paths[tile.index]))),
-                 ("sourceWidth", .int(source.width)), ("sourceHeight", .int(source.height))],
-                after: "index")
+        let layout = plan.layout
+        let tallest = plan.pages.map(\.height).max() ?? 0
+        let sheet = try JSON(encoding: LayoutDescription.Sheet(configuration: layout.configuration, height: tallest))
+            .inserting([("background", .string(plan.background.hexString))], after: "insets")
+        let items = try items.map { tile -> JSON in
+            let image = plan.images[tile.index]
+            var added: [(String, JSON)] = [("path", .string(Self.text(image.path))),
+                                           ("sourceWidth", .int(image.width)), ("sourceHeight", .int(image.height))]
+            if version >= 2 { added.append(("page", .int(layout.page(ofTile: tile.index) + 1))) }
+            return try JSON(encoding: LayoutDescription.Item(tile)).inserting(added, after: "index")
         }
         let skips = skipped.map { JSON.object([("path", .string(Self.text($0.path))), ("reason", .string($0.reason))]) }
-        var out = "{\n  \"version\": 1,\n  \"sheet\": \(sheet.compact),\n"
+        var out = "{\n  \"version\": \(version),\n  \"sheet\": \(sheet.compact),\n"
+        if version >= 2 {
+            let pages = plan.pages.map { page in
+                JSON.object([("file", .string(Self.text(page.file))), ("width", .int(plan.width)), ("height", .int(page.height))])
+            }
+            out += "  \"pages\": " + Self.lines(pages) + ",\n"
+        }
         out += "  \"items\": " + Self.lines(items) + ",\n"
         out += "  \"skipped\": " + Self.lines(skips) + "\n}\n"
         return out

@@ -1,0 +1,182 @@
+import Foundation
+import MasonryLayout
+import PNGCodec
+import Raster
+
+/// Paints every tile of one page and streams the page's rows to a PNG encoder, in bounded
+/// memory.
+///
+/// The page is cut into bands of `bandRows` rows. Workers take tiles in order of their top
+/// edge and paint each tile's layers (`TilePainter`) into the bands it covers (tiles never
+/// overlap, so workers write disjoint bytes). A band is handed to the encoder thread as soon
+/// as every tile touching it is done; the encoder writes its rows and frees it. A worker does
+/// not start a tile that reaches further than `windowRows` below the first row not yet
+/// encoded, so memory is bounded by the page width times a few of the tallest tiles, whatever
+/// the number of images or the page's height (`memoryEstimate` says how much). Every pixel's
+/// value depends only on its own tile, so the bytes do not depend on the number of workers or
+/// their timing.
+final class BandScheduler: @unchecked Sendable {
+    // @unchecked Sendable: every mutable property below is read and written only while
+    // holding `condition`, except band pixels, which are written by the one worker that owns
+    // the tile covering them and read by the encoder only after that tile's completion was
+    // recorded under the lock.
+    private let tiles: [TilePlan]
+    private let painter: TilePainter
+    private let height: Int
+    private let channels: Int
+    private static let bandRows = 16
+    private var bandRows: Int { Self.bandRows }
+    private let windowRows: Int
+    private let rowBytes: Int
+
+    private let condition = NSCondition()
+    private var pendingTilesPerBand: [Int32]
+    private var bands: [Int: UnsafeMutablePointer<UInt8>] = [:]
+    private var encodedRows = 0
+    private var nextTile = 0
+    private var stopped = false
+    private var outcomes: [TileOutcome?]
+    private let backgroundRow: [UInt8]
+
+    init(page: PagePlan, painter: TilePainter) {
+        let plan = painter.plan
+        self.tiles = page.tiles
+        self.painter = painter
+        self.height = page.height
+        self.channels = plan.channels
+        self.rowBytes = plan.width * plan.channels
+        self.windowRows = Self.windowRows(page)
+        let bandCount = (page.height + Self.bandRows - 1) / Self.bandRows
+        var pending = [Int32](repeating: 0, count: bandCount)
+        for tile in page.tiles where tile.frame.height > 0 {
+            for band in Self.bandRange(of: tile) { pending[band] += 1 }
+        }
+        self.pendingTilesPerBand = pending
+        self.outcomes = Array(repeating: nil, count: page.tiles.count)
+        var row = [UInt8](repeating: 0, count: rowBytes)
+        row.withUnsafeMutableBufferPointer { fillRow($0, with: plan.background, channels: plan.channels) }
+        self.backgroundRow = row
+    }
+
+    /// The rows a worker may run ahead of the encoder: two of the tallest tiles and two bands.
+    private static func windowRows(_ page: PagePlan) -> Int {
+        2 * (page.tiles.map(\.frame.height).max() ?? 0) + 2 * bandRows
+    }
+
+    /// An upper bound of the bytes that painting `page` of `plan` holds at once with `workers`
+    /// threads: the bands of the window, plus each worker's decoder row and resampler buffers
+    /// for the widest image and tile. Checked against `--max-memory` before anything is allocated.
+    static func memoryEstimate(page: PagePlan, plan: SheetPlan, workers: Int) -> Int {
+        let rowBytes = plan.width.multipliedReportingOverflow(by: plan.channels).partialValue
+        let bandBytes = rowBytes.multipliedReportingOverflow(by: windowRows(page) + 2 * bandRows)
+        let widestSource = page.tiles.map { plan.images[$0.index].width }.max() ?? 0
+        let widestTile = page.tiles.map(\.frame.width).max() ?? 0
+        // Decoder rows (8 bytes/pixel at most, twice), resampler sums, shrunk rows and
+        // Lanczos windows (~16 rows of 8 bytes/pixel), as in StreamingResampler.
+        let perWorker = 24 * widestSource + 160 * widestTile + (1 << 20)
+        let workerBytes = perWorker.multipliedReportingOverflow(by: max(1, workers))
+        guard !bandBytes.overflow, !workerBytes.overflow else { return .max }
+        return saturatingAdd(bandBytes.partialValue, workerBytes.partialValue)
+    }
+
+    /// Paints everything with `workerCount` threads while this thread encodes; returns each
+    /// tile's outcome by image index.
+    func render(into encoder: PNGEncoder, workerCount: Int, onTileDone: @escaping @Sendable () -> Void) throws(PNGError) -> [Int: TileOutcome] {
+        let workers = startThreads(max(1, workerCount)) { [self] _ in paintTiles(onTileDone: onTileDone) }
+        let encodeError = encodeAll(encoder)
+        workers.wait()
+        if let encodeError { throw encodeError }
+        var byIndex: [Int: TileOutcome] = [:]
+        for (position, tile) in tiles.enumerated() { byIndex[tile.index] = outcomes[position] ?? .failed("not drawn") }
+        return byIndex
+    }
+
+    // MARK: Workers
+
+    private func paintTiles(onTileDone: @Sendable () -> Void) {
+        while let (position, bandPointers) = claimNextTile() {
+            let tile = tiles[position]
+            let canvas = Canvas(channels: channels, rowBytes: rowBytes) { [bandRows, rowBytes] y in
+                bandPointers[y / bandRows]! + (y % bandRows) * rowBytes
+            }
+            let outcome = painter.paint(tile, into: canvas)
+            condition.lock()
+            outcomes[position] = outcome
+            for band in Self.bandRange(of: tile) { pendingTilesPerBand[band] -= 1 }
+            condition.broadcast()
+            condition.unlock()
+            onTileDone()
+        }
+    }
+
+    /// The next tile in top-edge order, once the window allows it, with the bands it covers
+    /// (allocated here if they are new).
+    private func claimNextTile() -> (Int, [Int: UnsafeMutablePointer<UInt8>])? {
+        condition.lock()
+        defer { condition.unlock() }
+        guard !stopped, nextTile < tiles.count else { return nil }
+        let position = nextTile
+        nextTile += 1
+        let tile = tiles[position]
+        while !stopped && tile.frame.maxY - encodedRows > windowRows { condition.wait() }
+        guard !stopped else { return nil }
+        var pointers: [Int: UnsafeMutablePointer<UInt8>] = [:]
+        for band in Self.bandRange(of: tile) { pointers[band] = bandBuffer(band) }
+        return (position, pointers)
+    }
+
+    private static func bandRange(of tile: TilePlan) -> ClosedRange<Int> {
+        (tile.frame.y / bandRows)...((max(tile.frame.maxY, tile.frame.y + 1) - 1) / bandRows)
+    }
+
+    /// The band's pixels, filled with the background when first asked for. Lock held.
+    private func bandBuffer(_ band: Int) -> UnsafeMutablePointer<UInt8> {
+        if let existing = bands[band] { return existing }
+        let buffer = UnsafeMutablePointer<UInt8>.allocate(capacity: bandRows * rowBytes)
+        backgroundRow.withUnsafeBufferPointer { row in
+            for line in 0..<bandRows { (buffer + line * rowBytes).update(from: row.baseAddress!, count: rowBytes) }
+        }
+        bands[band] = buffer
+        return buffer
+    }
+
+    // MARK: Encoder
+
+    private func encodeAll(_ encoder: PNGEncoder) -> PNGError? {
+        let bandCount = pendingTilesPerBand.count
+        for band in 0..<bandCount {
+            condition.lock()
+            while pendingTilesPerBand[band] > 0 { condition.wait() }
+            let buffer = bandBuffer(band)
+            condition.unlock()
+            let rows = min(bandRows, height - band * bandRows)
+            do {
+                for line in 0..<rows {
+                    try encoder.writeRow(UnsafeBufferPointer(start: buffer + line * rowBytes, count: rowBytes))
+                }
+            } catch {
+                condition.lock()
+                stopped = true
+                condition.broadcast()
+                condition.unlock()
+                return error
+            }
+            condition.lock()
+            bands.removeValue(forKey: band)?.deallocate()
+            encodedRows = min(height, (band + 1) * bandRows)
+            condition.broadcast()
+            condition.unlock()
+        }
+        do { try encoder.finish() } catch { return error }
+        return nil
+    }
+
+    deinit {
+        for buffer in bands.values { buffer.deallocate() }
+    }
+}
+
+private func saturatingAdd(_ a: Int, _ b: Int) -> Int {
+    let (sum, overflow) = a.addingReportingOverflow(b)
+    return overflow ? .max : sum
+}

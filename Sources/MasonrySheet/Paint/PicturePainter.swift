@@ -1,0 +1,50 @@
+import MasonryLayout
+import PNGCodec
+import Raster
+
+/// Paints one source image into its rectangle: decodes it once, row by row, resamples it
+/// straight into the rectangle and composites it over the background. A file that fails
+/// while decoding leaves the rectangle as background and reports why.
+struct PicturePainter {
+    let image: PlannedImage
+    let limits: PNGLimits
+    let background: RGBA8Color
+
+    func paint(_ rect: LayoutRect, into canvas: Canvas) -> TileOutcome {
+        do {
+            let decoder = try PNGDecoder(file: InputFile(pathBytes: image.path.bytes), limits: limits, compactOpaqueRows: true)
+            guard decoder.header.width == image.width, decoder.header.height == image.height else {
+                throw PNGError(.io, "file changed while it was being read")
+            }
+            let resampler = StreamingResampler(sourceWidth: image.width, sourceHeight: image.height,
+                                               targetWidth: rect.width, targetHeight: rect.height,
+                                               sourceFormat: StreamingResampler.SourceFormat(decoder))
+            try decoder.readRows { _, row in
+                resampler.push(row: row) { targetRow, pixels in
+                    compositeOver(background: background, source: pixels,
+                                  into: canvas.pixels(y: rect.y + targetRow, x: rect.x, width: rect.width),
+                                  channels: canvas.channels)
+                }
+            }
+            if let problem = decoder.trailingProblem { return .drawnWithWarning(problem.reason) }
+            return .drawn
+        } catch {
+            for line in 0..<rect.height {
+                fillRow(canvas.pixels(y: rect.y + line, x: rect.x, width: rect.width), with: background,
+                        channels: canvas.channels)
+            }
+            return .failed((error as? PNGError)?.reason ?? "\(error)")
+        }
+    }
+}
+
+extension StreamingResampler.SourceFormat {
+    /// The resampler's name for a decoder's rows.
+    public init(_ decoder: PNGDecoder) {
+        switch decoder.rowFormat {
+        case .rgb8: self = .rgb8
+        case .grey8: self = .grey8
+        case .rgba8: self = decoder.isOpaque ? .opaqueRGBA8 : .rgba8
+        }
+    }
+}

@@ -1,0 +1,53 @@
+import MasonryLayout
+import Raster
+
+/// Everything a run will draw, decided from headers and options alone, before any pixel is
+/// decoded: the pages, their tiles, and each tile's layers. `--plan-only` writes it as the
+/// manifest; `--page K` paints one of its pages; the manifest of a full run is this plan
+/// plus what happened while painting.
+public struct SheetPlan: Sendable {
+    /// The sheet width (every page has it).
+    public let width: Int
+    public let background: RGBA8Color
+    /// The geometry: pages and tiles (tile y within its page).
+    public let layout: PagedLayout
+    /// The images, by tile index.
+    public let images: [PlannedImage]
+    /// The pages in order, each with its file and its tiles' layers.
+    public let pages: [PagePlan]
+
+    /// Bytes per sheet pixel: 3 over an opaque background, else 4.
+    public var channels: Int { background.isOpaque ? 3 : 4 }
+}
+
+/// One input image the plan draws.
+public struct PlannedImage: Sendable, Hashable {
+    public let path: RawPath
+    public let width: Int
+    public let height: Int
+}
+
+/// One page: its number, its file and its tiles.
+public struct PagePlan: Sendable {
+    /// 1-based.
+    public let number: Int
+    public let file: RawPath
+    public let height: Int
+    /// The page's tiles in order of their top edge (then x), the order the band scheduler paints them in.
+    let tiles: [TilePlan]
+}
+
+/// One tile of a page: its rectangle and what is painted in it, bottom layer first.
+struct TilePlan: Sendable {
+    /// The image's index (the tile's number in the plan).
+    let index: Int
+    let frame: LayoutRect
+    let layers: [Layer]
+}
+
+/// One thing painted in a tile. A new kind of content is a new case and a new painter
+/// (`TilePainter` dispatches), never a new pipeline.
+enum Layer: Sendable {
+    /// A source image, decoded, resampled to `rect` and composited over the background.
+    case picture(image: Int, rect: LayoutRect)
+}

@@ -1,0 +1,26 @@
+/// The files one run writes, each to a temporary file beside its target, replaced together at
+/// the end: pages first, in order, then the manifest (SPEC §6: a manifest never lists a page
+/// that is not complete). Until `commitAll()`, an interrupted or failed run leaves every earlier
+/// file untouched and no temporary file behind (`AtomicOutputFile` and `SignalCleanup`).
+final class Publisher {
+    private var files: [AtomicOutputFile] = []
+
+    /// A new temporary file for `target`, to be committed with the others.
+    func open(_ target: RawPath) throws(SheetError) -> AtomicOutputFile {
+        let file = try AtomicOutputFile(target: target)
+        files.append(file)
+        return file
+    }
+
+    /// Renames every file over its target, in the order they were opened.
+    func commitAll() throws(SheetError) {
+        for file in files { try file.commit() }
+        files.removeAll()
+    }
+
+    /// Removes every temporary file not yet committed.
+    func discardAll() {
+        for file in files { file.discard() }
+        files.removeAll()
+    }
+}
