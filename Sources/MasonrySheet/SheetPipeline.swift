@@ -113,17 +113,23 @@ public enum SheetPipeline {
         } else {
             pages = request.planOnly ? [] : plan.pages
         }
+        var windows: [Int] = []
+        let budget = MemoryBudget.bytes(maxMemory: options.maxMemory)
         for page in pages {
             guard page.height <= Int(Int32.max) else {
                 throw SheetError(.usage, "the page would be \(page.height) px tall, over PNG's limit of \(Int32.max); "
                                  + "use --page-height, more columns or fewer images")
             }
-            let needed = BandScheduler.memoryEstimate(page: page, plan: plan, workers: options.jobs)
-            guard needed <= options.maxMemory else {
-                throw SheetError(.usage, "painting \(page.file.displayName) would need about \(megabytes(needed)) MiB, "
-                                 + "over --max-memory \(megabytes(options.maxMemory)) MiB; use a smaller --width, "
-                                 + "more columns, a smaller --max-tile-aspect, or raise --max-memory")
+            let window = BandScheduler.windowRows(for: page, plan: plan, workers: options.jobs, budget: budget.bytes)
+            guard let rows = window.rows else {
+                let limit = budget.limitedByAddressSpace
+                    ? "the \(megabytes(budget.bytes)) MiB this process's address space limit (ulimit -v) leaves"
+                    : "--max-memory \(megabytes(options.maxMemory)) MiB"
+                throw SheetError(.usage, "painting \(page.file.displayName) would need about \(megabytes(window.needed)) MiB, "
+                                 + "over \(limit); use a smaller --width, more columns, a smaller --max-tile-aspect"
+                                 + (limit.hasPrefix("--") ? ", or raise --max-memory" : ""))
             }
+            windows.append(rows)
         }
 
         let publisher = Publisher()
@@ -134,9 +140,9 @@ public enum SheetPipeline {
             if !pages.isEmpty { events(.started(total: total)) }
             let counter = ProgressCounter(total: total, events: events)
             let painter = TilePainter(plan: plan, limits: limits)
-            for page in pages {
+            for (page, window) in zip(pages, windows) {
                 let file = try publisher.open(page.file)
-                let scheduler = BandScheduler(page: page, painter: painter)
+                let scheduler = BandScheduler(page: page, painter: painter, windowRows: window)
                 do {
                     let encoder = try PNGEncoder(fileDescriptor: file.descriptor, width: plan.width, height: page.height,
                                                  format: plan.channels == 3 ? .rgb8 : .rgba8, settings: options.compression)
@@ -190,7 +196,7 @@ public enum SheetPipeline {
         }
     }
 
-    private static func megabytes(_ bytes: Int) -> Int { (bytes + (1 << 20) - 1) >> 20 }
+    private static func megabytes(_ bytes: Int) -> Int { bytes / (1 << 20) + (bytes % (1 << 20) > 0 ? 1 : 0) }
 
     private static func readHeader(_ path: RawPath, limits: PNGLimits) -> Result<PNGHeader, PNGError> {
         do {

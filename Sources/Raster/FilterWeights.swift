@@ -13,7 +13,8 @@ struct AxisPlan: Sendable {
     let shrunkSize: Int
     let filter: FilterWeights
 
-    init(sourceSize: Int, targetSize: Int) {
+    /// With `storingWeights: false` the filter computes each output's weights on demand.
+    init(sourceSize: Int, targetSize: Int, storingWeights: Bool = true) {
         precondition(sourceSize >= 1 && targetSize >= 1, "image sizes must be at least 1 pixel")
         shrinkFactor = min(max(1, sourceSize / (2 * targetSize)), Self.maxShrinkFactor)
         shrunkSize = (sourceSize + shrinkFactor - 1) / shrinkFactor
@@ -21,7 +22,8 @@ struct AxisPlan: Sendable {
         // filter maps target pixels to shrunk ones with this ratio (not shrunkSize / targetSize,
         // which a partial last block would skew).
         let inputPerOutput = Double(sourceSize) / Double(targetSize * shrinkFactor)
-        filter = FilterWeights(inputCount: shrunkSize, outputCount: targetSize, inputPerOutput: inputPerOutput)
+        filter = FilterWeights(inputCount: shrunkSize, outputCount: targetSize, inputPerOutput: inputPerOutput,
+                               storing: storingWeights)
     }
 }
 
@@ -43,66 +45,93 @@ struct FilterWeights: Sendable {
     let inputCount: Int
     let outputCount: Int
     let tapCount: Int
-    let firstInput: [Int]
-    let weights: [Int32]
+    /// Every output's first input and weights, when made with `storing: true`; empty otherwise
+    /// (then `row(_:into:)` computes one output's on demand, in memory independent of
+    /// `outputCount`: a 10-million-row tile needs no 360 MB table).
+    private(set) var firstInput: [Int]
+    private(set) var weights: [Int32]
     /// The largest `sum of |weight|` over all outputs: with inputs in 0...m, every partial
     /// sum stays within `m * maxAbsoluteWeightSum` (used to prove the sums fit an `Int32`).
-    let maxAbsoluteWeightSum: Int
+    private(set) var maxAbsoluteWeightSum: Int
+    /// The largest `|weight|` of any output.
+    private(set) var maxAbsoluteWeight: Int32
 
-    init(inputCount: Int, outputCount: Int, inputPerOutput: Double) {
+    private let reduces: Bool
+    private let stretch: Double
+    private let support: Double
+    private let inputPerOutput: Double
+
+    init(inputCount: Int, outputCount: Int, inputPerOutput: Double, storing: Bool = true) {
         precondition(inputCount >= 1 && outputCount >= 1)
         self.inputCount = inputCount
         self.outputCount = outputCount
-
-        let reduces = inputPerOutput >= 1
-        let stretch = reduces ? inputPerOutput : 1
-        let support = (reduces ? 3.0 : 2.0) * stretch
-
-        func window(_ output: Int) -> (centre: Double, range: Range<Int>) {
-            let centre = (Double(output) + 0.5) * inputPerOutput
-            // Truncation toward zero, as Pillow's (int) cast (negative values clamp to 0 anyway).
-            let low = max(0, Int(centre - support + 0.5))
-            let high = min(inputCount, Int(centre + support + 0.5))
-            return (centre, low..<max(high, low + 1))
-        }
+        self.inputPerOutput = inputPerOutput
+        reduces = inputPerOutput >= 1
+        stretch = reduces ? inputPerOutput : 1
+        support = (reduces ? 3.0 : 2.0) * stretch
 
         var tapCount = 1
-        for output in 0..<outputCount { tapCount = max(tapCount, window(output).range.count) }
+        // The same window as `window(_:)`, before `self` is complete.
+        for output in 0..<outputCount {
+            let centre = (Double(output) + 0.5) * inputPerOutput
+            let low = max(0, Int(centre - support + 0.5)), high = min(inputCount, Int(centre + support + 0.5))
+            tapCount = max(tapCount, max(high, low + 1) - low)
+        }
         tapCount = min(tapCount, inputCount)
         self.tapCount = tapCount
+        (firstInput, weights, maxAbsoluteWeightSum, maxAbsoluteWeight) = ([], [], 0, 0)
 
-        var firstInput = [Int](repeating: 0, count: outputCount)
-        var weights = [Int32](repeating: 0, count: outputCount * tapCount)
-        var realWeights = [Double](repeating: 0, count: tapCount)
-        var maxAbsoluteWeightSum = 0
+        var firstInput = [Int](repeating: 0, count: storing ? outputCount : 0)
+        var weights = [Int32](repeating: 0, count: storing ? outputCount * tapCount : 0)
+        var row = [Int32](repeating: 0, count: tapCount)
+        var maxAbsoluteWeightSum = 0, maxAbsoluteWeight: Int32 = 0
         for output in 0..<outputCount {
-            let (centre, range) = window(output)
-            var total = 0.0
-            for (tap, input) in range.enumerated() {
-                let distance = (Double(input) + 0.5 - centre) / stretch
-                realWeights[tap] = reduces ? lanczos3(distance) : catmullRom(distance)
-                total += realWeights[tap]
+            let first = row.withUnsafeMutableBufferPointer { self.row(output, into: $0) }
+            maxAbsoluteWeightSum = max(maxAbsoluteWeightSum, row.reduce(0) { $0 + Int($1.magnitude) })
+            maxAbsoluteWeight = max(maxAbsoluteWeight, row.map { Int32($0.magnitude) }.max() ?? 0)
+            if storing {
+                firstInput[output] = first
+                weights.replaceSubrange(output * tapCount ..< (output + 1) * tapCount, with: row)
             }
-            // The window always holds the input nearest the centre, whose weight is > 0.5.
-            let first = min(range.lowerBound, inputCount - tapCount)
-            firstInput[output] = first
-            let base = output * tapCount + (range.lowerBound - first)
-            var quantisedTotal: Int32 = 0
-            var largestTap = 0
-            for tap in 0..<range.count {
-                let quantised = Int32(roundedHalfAwayFromZero(realWeights[tap] / total * Double(Self.unit)))
-                weights[base + tap] = quantised
-                quantisedTotal += quantised
-                if quantised > weights[base + largestTap] { largestTap = tap }
-            }
-            weights[base + largestTap] += Self.unit - quantisedTotal
-            var absoluteSum = 0
-            for tap in 0..<range.count { absoluteSum += Int(weights[base + tap].magnitude) }
-            maxAbsoluteWeightSum = max(maxAbsoluteWeightSum, absoluteSum)
         }
         self.firstInput = firstInput
         self.weights = weights
         self.maxAbsoluteWeightSum = maxAbsoluteWeightSum
+        self.maxAbsoluteWeight = maxAbsoluteWeight
+    }
+
+    private func window(_ output: Int) -> (centre: Double, range: Range<Int>) {
+        let centre = (Double(output) + 0.5) * inputPerOutput
+        // Truncation toward zero, as Pillow's (int) cast (negative values clamp to 0 anyway).
+        let low = max(0, Int(centre - support + 0.5))
+        let high = min(inputCount, Int(centre + support + 0.5))
+        return (centre, low..<max(high, low + 1))
+    }
+
+    /// Writes output `output`'s `tapCount` weights into `weights` and returns its first input.
+    func row(_ output: Int, into weights: UnsafeMutableBufferPointer<Int32>) -> Int {
+        let (centre, range) = window(output)
+        var realWeights = [Double](repeating: 0, count: range.count)
+        var total = 0.0
+        for (tap, input) in range.enumerated() {
+            let distance = (Double(input) + 0.5 - centre) / stretch
+            realWeights[tap] = reduces ? lanczos3(distance) : catmullRom(distance)
+            total += realWeights[tap]
+        }
+        // The window always holds the input nearest the centre, whose weight is > 0.5.
+        let first = min(range.lowerBound, inputCount - tapCount)
+        let base = range.lowerBound - first
+        weights.update(repeating: 0)
+        var quantisedTotal: Int32 = 0
+        var largestTap = 0
+        for tap in 0..<range.count {
+            let quantised = Int32(roundedHalfAwayFromZero(realWeights[tap] / total * Double(Self.unit)))
+            weights[base + tap] = quantised
+            quantisedTotal += quantised
+            if quantised > weights[base + largestTap] { largestTap = tap }
+        }
+        weights[base + largestTap] += Self.unit - quantisedTotal
+        return first
     }
 }
 

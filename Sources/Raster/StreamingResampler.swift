@@ -97,6 +97,9 @@ public final class StreamingResampler {
     /// padded with a weight 0), and those weights in pairs as in `horizontalWeightPairs`.
     private let verticalTapRows: UnsafeMutableBufferPointer<UnsafePointer<SIMD4<Int16>>>
     private let verticalWeightPairs: UnsafeMutableBufferPointer<SIMD8<Int16>>
+    /// The vertical weights of target row `emittedRowCount`, and its first input.
+    private let verticalRowWeights: UnsafeMutableBufferPointer<Int32>
+    private var verticalNextFirstInput: Int
     /// The row handed to `emit`: interleaved premultiplied RGBA8.
     private let targetRow: UnsafeMutableBufferPointer<UInt8>
 
@@ -110,7 +113,8 @@ public final class StreamingResampler {
                 sourceFormat: SourceFormat = .rgba8) {
         self.sourceFormat = sourceFormat
         horizontal = AxisPlan(sourceSize: sourceWidth, targetSize: targetWidth)
-        vertical = AxisPlan(sourceSize: sourceHeight, targetSize: targetHeight)
+        // Vertical weights are computed a row at a time: memory stays independent of the height.
+        vertical = AxisPlan(sourceSize: sourceHeight, targetSize: targetHeight, storingWeights: false)
         self.sourceWidth = sourceWidth
         self.sourceHeight = sourceHeight
         self.targetWidth = targetWidth
@@ -127,7 +131,7 @@ public final class StreamingResampler {
         // of 2^14 for every window the filters can have) and, with samples offset into
         // -32768...32767, partial sums within Int32 (implied by the bound above).
         for plan in [horizontal, vertical] {
-            precondition(plan.filter.weights.allSatisfy { $0.magnitude <= Int32(Int16.max) },
+            precondition(plan.filter.maxAbsoluteWeight <= Int32(Int16.max),
                          "filter weights too large for 16-bit lanes")
         }
         shrunkRow = .allocate(capacity: horizontal.shrunkSize + 1)
@@ -150,6 +154,8 @@ public final class StreamingResampler {
             }
         }
         verticalTapRows = .allocate(capacity: vertical.filter.tapCount + 1)
+        verticalRowWeights = .allocate(capacity: vertical.filter.tapCount)
+        verticalNextFirstInput = vertical.filter.row(0, into: verticalRowWeights)
         verticalWeightPairs = .allocate(capacity: (vertical.filter.tapCount + 1) / 2)
         targetRow = .allocate(capacity: 4 * targetWidth)
         targetRow.initialize(repeating: 0)
@@ -163,6 +169,7 @@ public final class StreamingResampler {
         shrunkPairs.deallocate()
         horizontalWeightPairs.deallocate()
         verticalTapRows.deallocate()
+        verticalRowWeights.deallocate()
         verticalWeightPairs.deallocate()
         targetRow.deallocate()
     }
@@ -186,10 +193,13 @@ public final class StreamingResampler {
         reduceHorizontally(into: targetWidth * (shrunkRowCount % tapCount))
         shrunkRowCount += 1
         while emittedRowCount < targetHeight,
-              vertical.filter.firstInput[emittedRowCount] + tapCount <= shrunkRowCount {
-            reduceVertically(targetRow: emittedRowCount)
+              verticalNextFirstInput + tapCount <= shrunkRowCount {
+            reduceVertically(firstInput: verticalNextFirstInput, weights: verticalRowWeights)
             try emit(emittedRowCount, UnsafeBufferPointer(targetRow))
             emittedRowCount += 1
+            if emittedRowCount < targetHeight {
+                verticalNextFirstInput = vertical.filter.row(emittedRowCount, into: verticalRowWeights)
+            }
         }
     }
 
@@ -347,14 +357,14 @@ public final class StreamingResampler {
         }
     }
 
-    /// Filters the held reduced rows vertically into `targetRow` (premultiplied RGBA8).
-    private func reduceVertically(targetRow targetIndex: Int) {
-        let filter = vertical.filter, tapCount = filter.tapCount
-        let width = targetWidth, firstInput = filter.firstInput[targetIndex]
+    /// Filters the held reduced rows from `firstInput` on, with `weights`, vertically into
+    /// `targetRow` (premultiplied RGBA8).
+    private func reduceVertically(firstInput: Int, weights rowWeights: UnsafeMutableBufferPointer<Int32>) {
+        let tapCount = vertical.filter.tapCount, width = targetWidth
         var usedTaps = 0
         var firstOfPair: Int16 = 0
         for tap in 0..<tapCount {
-            let weight = Int16(filter.weights[targetIndex * tapCount + tap])
+            let weight = Int16(rowWeights[tap])
             if weight == 0 { continue }
             verticalTapRows[usedTaps] = UnsafePointer(reducedRows.baseAddress! + width * ((firstInput + tap) % tapCount))
             if usedTaps % 2 == 0 {

@@ -24,8 +24,7 @@ final class BandScheduler: @unchecked Sendable {
     private let painter: TilePainter
     private let height: Int
     private let channels: Int
-    private static let bandRows = 16
-    private var bandRows: Int { Self.bandRows }
+    private let bandRows: Int
     private let windowRows: Int
     private let rowBytes: Int
 
@@ -38,18 +37,21 @@ final class BandScheduler: @unchecked Sendable {
     private var outcomes: [TileOutcome?]
     private let backgroundRow: [UInt8]
 
-    init(page: PagePlan, painter: TilePainter) {
+    /// A scheduler for `page` that runs `windowRows` (from `windowRows(for:plan:workers:budget:)`) ahead.
+    init(page: PagePlan, painter: TilePainter, windowRows: Int) {
         let plan = painter.plan
         self.tiles = page.tiles
         self.painter = painter
         self.height = page.height
         self.channels = plan.channels
         self.rowBytes = plan.width * plan.channels
-        self.windowRows = Self.windowRows(page)
-        let bandCount = (page.height + Self.bandRows - 1) / Self.bandRows
+        self.windowRows = windowRows
+        let bandRows = Self.bandRows(plan)
+        self.bandRows = bandRows
+        let bandCount = (page.height + bandRows - 1) / bandRows
         var pending = [Int32](repeating: 0, count: bandCount)
         for tile in page.tiles where tile.frame.height > 0 {
-            for band in Self.bandRange(of: tile) { pending[band] += 1 }
+            for band in Self.bandRange(of: tile, bandRows: bandRows) { pending[band] += 1 }
         }
         self.pendingTilesPerBand = pending
         self.outcomes = Array(repeating: nil, count: page.tiles.count)
@@ -58,17 +60,33 @@ final class BandScheduler: @unchecked Sendable {
         self.backgroundRow = row
     }
 
-    /// The rows a worker may run ahead of the encoder: two of the tallest tiles and two bands.
-    private static func windowRows(_ page: PagePlan) -> Int {
-        2 * (page.tiles.map(\.frame.height).max() ?? 0) + 2 * bandRows
+    /// Rows a band holds: 16, or enough for 64 KiB on narrow pages (a 1-pixel-wide page of
+    /// 10 million rows would otherwise spend more on band bookkeeping than on pixels).
+    private static func bandRows(_ plan: SheetPlan) -> Int {
+        max(16, (1 << 16) / max(1, plan.width * plan.channels))
     }
 
-    /// An upper bound of the bytes that painting `page` of `plan` holds at once with `workers`
-    /// threads: the bands of the window, plus each worker's decoder row and resampler buffers
-    /// for the widest image and tile. Checked against `--max-memory` before anything is allocated.
-    static func memoryEstimate(page: PagePlan, plan: SheetPlan, workers: Int) -> Int {
+    /// How far workers may run ahead of the encoder on `page`: two of the tallest tiles and two
+    /// bands when that fits `budget` bytes, else one tile and two bands (the least that lets
+    /// every tile start; fewer tiles are then painted at once, and the bytes are the same);
+    /// nil when even that needs more than `budget` (the returned estimate says how much).
+    static func windowRows(for page: PagePlan, plan: SheetPlan, workers: Int, budget: Int) -> (rows: Int?, needed: Int) {
+        let tallest = page.tiles.map(\.frame.height).max() ?? 0
+        let bandRows = bandRows(plan)
+        var needed = Int.max
+        for rows in [2 * tallest + 2 * bandRows, tallest + 2 * bandRows] {
+            needed = memoryEstimate(page: page, plan: plan, workers: workers, windowRows: rows + 2 * bandRows)
+            if needed <= budget { return (rows, needed) }
+        }
+        return (nil, needed)
+    }
+
+    /// An upper bound of the bytes that painting `page` holds at once with `workers` threads
+    /// and `windowRows` rows in bands at once: those rows, plus each worker's decoder row
+    /// and resampler buffers for the widest image and tile.
+    private static func memoryEstimate(page: PagePlan, plan: SheetPlan, workers: Int, windowRows: Int) -> Int {
         let rowBytes = plan.width.multipliedReportingOverflow(by: plan.channels).partialValue
-        let bandBytes = rowBytes.multipliedReportingOverflow(by: windowRows(page) + 2 * bandRows)
+        let bandBytes = rowBytes.multipliedReportingOverflow(by: windowRows)
         let widestSource = page.tiles.map { plan.images[$0.index].width }.max() ?? 0
         let widestTile = page.tiles.map(\.frame.width).max() ?? 0
         // Decoder rows (8 bytes/pixel at most, twice), resampler sums, shrunk rows and
@@ -102,7 +120,7 @@ final class BandScheduler: @unchecked Sendable {
             let outcome = painter.paint(tile, into: canvas)
             condition.lock()
             outcomes[position] = outcome
-            for band in Self.bandRange(of: tile) { pendingTilesPerBand[band] -= 1 }
+            for band in Self.bandRange(of: tile, bandRows: bandRows) { pendingTilesPerBand[band] -= 1 }
             condition.broadcast()
             condition.unlock()
             onTileDone()
@@ -121,11 +139,11 @@ final class BandScheduler: @unchecked Sendable {
         while !stopped && tile.frame.maxY - encodedRows > windowRows { condition.wait() }
         guard !stopped else { return nil }
         var pointers: [Int: UnsafeMutablePointer<UInt8>] = [:]
-        for band in Self.bandRange(of: tile) { pointers[band] = bandBuffer(band) }
+        for band in Self.bandRange(of: tile, bandRows: bandRows) { pointers[band] = bandBuffer(band) }
         return (position, pointers)
     }
 
-    private static func bandRange(of tile: TilePlan) -> ClosedRange<Int> {
+    private static func bandRange(of tile: TilePlan, bandRows: Int) -> ClosedRange<Int> {
         (tile.frame.y / bandRows)...((max(tile.frame.maxY, tile.frame.y + 1) - 1) / bandRows)
     }
 
