@@ -56,6 +56,6 @@ import Testing
         let differing = (0..<(reference.width * reference.height)).filter {
             actual[($0 * 4)..<($0 * 4 + 4)] != reference.pixels[($0 * 4)..<($0 * 4 + 4)]
         }
-        #expect(differing.isEmpty, "\(golden.name): \(differing.count) pixels differ, first at \(differing.first.map { ($0 % reference.width, $0 / reference.width) }.debugDescription)")
+        #expect(differing.count == 0, "\(golden.name): \(differing.count) pixels differ, first at \(differing.first.map { ($0 % reference.width, $0 / reference.width) }.debugDescription)")
     }
 }

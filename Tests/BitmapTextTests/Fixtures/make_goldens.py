@@ -32,6 +32,7 @@ for size in FACES:
          "alpha: ÄÖÜ".encode(), None, None, None),
     ]
 CASES += [
+    ("translucent-medium-rgb", "medium", 3, PALE, (0x00, 0x40, 0xa0, 0xa0), "½ blend ŒŸ".encode(), None, None, None),
     ("missing-glyph-medium", "medium", 3, PALE, (0x80, 0x00, 0x40, 255), "中文 box!".encode(), None, None, None),
     ("missing-glyph-large-rgba", "large", 4, (0, 0, 0, 0), (0x10, 0x20, 0xc0, 255), "a\u4e2db".encode(), None, None, None),
     ("invalid-utf8-small", "small", 3, WHITE, BLACK, b"caf\xe9\tbad\xff\xfe\\x\x1b.png", None, None, None),
