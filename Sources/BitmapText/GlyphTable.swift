@@ -25,7 +25,7 @@ final class GlyphTable: Sendable {
         }
         self.codePoints = codePoints
         self.bits = decodeBase64(bitmaps)
-        precondition(codePoints.count == glyphCount && bits.count * 8 >= glyphCount * cellWidth * cellHeight,
+        precondition(cellWidth <= 24 && codePoints.count == glyphCount && bits.count * 8 >= glyphCount * cellWidth * cellHeight,
                      "generated glyph data is inconsistent; run scripts/make-font.py again")
     }
 
@@ -39,10 +39,13 @@ final class GlyphTable: Sendable {
         return low < codePoints.count && codePoints[low] == scalar.value ? low : nil
     }
 
-    /// Whether pixel (`column`, `row`) of glyph `glyph`'s cell is inked.
-    func isInked(glyph: Int, column: Int, row: Int) -> Bool {
-        let bit = (glyph * cellHeight + row) * cellWidth + column
-        return bits[bit >> 3] & (0x80 >> UInt8(bit & 7)) != 0
+    /// Row `row` of glyph `glyph`'s cell as bits: bit `cellWidth - 1 - column` is pixel
+    /// `column` (so the leftmost pixel is the highest bit). Cells are at most 24 pixels wide.
+    func rowBits(glyph: Int, row: Int) -> UInt32 {
+        let first = (glyph * cellHeight + row) * cellWidth, last = first + cellWidth - 1
+        var word: UInt32 = 0
+        for byte in (first >> 3)...(last >> 3) { word = word << 8 | UInt32(bits[byte]) }
+        return word >> UInt32(7 - last & 7) & (1 << UInt32(cellWidth) - 1)
     }
 }
 

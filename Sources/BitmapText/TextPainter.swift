@@ -26,24 +26,24 @@ public enum TextPainter {
             for (offset, glyph) in glyphs.enumerated() {
                 let cellLeft = x + (firstCell + offset) * cellWidth
                 let columns = max(cellLeft, visible.columns.lowerBound)..<min(cellLeft + cellWidth, visible.columns.upperBound)
-                for column in columns {
-                    let inked = if let glyph {
-                        font.glyphs.isInked(glyph: glyph, column: column - cellLeft, row: cellRow)
-                    } else {
-                        isReplacementBoxInked(column: column - cellLeft, row: cellRow,
-                                              cellWidth: cellWidth, cellHeight: cellHeight)
-                    }
-                    if inked { blender.paint(destination, column: column) }
+                let inked = if let glyph {
+                    font.glyphs.rowBits(glyph: glyph, row: cellRow)
+                } else {
+                    replacementBoxBits(row: cellRow, cellWidth: cellWidth, cellHeight: cellHeight)
+                }
+                for column in columns where inked >> UInt32(cellLeft + cellWidth - 1 - column) & 1 != 0 {
+                    blender.paint(destination, column: column)
                 }
             }
         }
     }
 
-    /// The missing-glyph box: columns 0 ... cellWidth-2, rows 1 ... cellHeight-2, outline only.
-    static func isReplacementBoxInked(column: Int, row: Int, cellWidth: Int, cellHeight: Int) -> Bool {
-        let right = cellWidth - 2, bottom = cellHeight - 2
-        guard column <= right, row >= 1, row <= bottom else { return false }
-        return column == 0 || column == right || row == 1 || row == bottom
+    /// Row `row` of the missing-glyph box, as `GlyphTable.rowBits` gives a glyph's: the outline
+    /// of columns 0 ... cellWidth-2 and rows 1 ... cellHeight-2 of the cell.
+    static func replacementBoxBits(row: Int, cellWidth: Int, cellHeight: Int) -> UInt32 {
+        guard row >= 1, row <= cellHeight - 2 else { return 0 }
+        let left = UInt32(1) << UInt32(cellWidth - 1)
+        return row == 1 || row == cellHeight - 2 ? (left << 1) - 2 : left | 2
     }
 }
 
