@@ -5,7 +5,8 @@ public enum TextPainter {
     /// Draws `line` with its top-left at (x, y) in sheet coordinates, clipped to `clip`
     /// (a rectangle in sheet coordinates): pixels outside `clip` are never touched. `row(y)`
     /// returns the destination row for sheet row y (the full sheet row: pixel x at byte
-    /// x * channels), or nil if that row is not available (then it is skipped). `channels`
+    /// x * channels), or nil if that row is not available (then it is skipped; columns past
+    /// the end of a row are skipped too). `channels`
     /// is 3 (RGB) or 4 (straight RGBA); inked pixels get `color` blended "over" them as
     /// Raster's `compositeOver` does. A scalar the font lacks draws a replacement box: the
     /// outline of its cell less the rightmost column and the top and bottom rows.
