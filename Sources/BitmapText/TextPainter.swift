@@ -1,0 +1,84 @@
+import Raster
+
+/// Draws text in the built-in font into sheet rows (see `draw`).
+public enum TextPainter {
+    /// Draws `line` with its top-left at (x, y) in sheet coordinates, clipped to `clip`
+    /// (a rectangle in sheet coordinates): pixels outside `clip` are never touched. `row(y)`
+    /// returns the destination row for sheet row y (the full sheet row: pixel x at byte
+    /// x * channels), or nil if that row is not available (then it is skipped; columns past
+    /// the end of a row are skipped too). `channels`
+    /// is 3 (RGB) or 4 (straight RGBA); inked pixels get `color` blended "over" them as
+    /// Raster's `compositeOver` does. A scalar the font lacks draws a replacement box: the
+    /// outline of its cell less the rightmost column and the top and bottom rows.
+    public static func draw(_ line: TextLine, font: BitmapFont, color: RGBA8Color,
+                            x: Int, y: Int, clip: PixelRect,
+                            channels: Int, row: (Int) -> UnsafeMutableBufferPointer<UInt8>?) {
+        let blender = PixelBlender(color: color, channels: channels)
+        let cellWidth = font.cellWidth, cellHeight = font.lineHeight
+        let visible = intersection(clip, (x, y, line.width(in: font), cellHeight))
+        guard blender.isVisible, !visible.columns.isEmpty, !visible.rows.isEmpty else { return }
+        // Only the cells that reach into the clip rectangle.
+        let firstCell = (visible.columns.lowerBound - x) / cellWidth
+        let endCell = (visible.columns.upperBound - x + cellWidth - 1) / cellWidth
+        let glyphs = line.scalars[firstCell..<endCell].map { font.glyphs.glyph(for: $0) }
+        for sheetRow in visible.rows {
+            guard let destination = row(sheetRow) else { continue }
+            let cellRow = sheetRow - y
+            for (offset, glyph) in glyphs.enumerated() {
+                let cellLeft = x + (firstCell + offset) * cellWidth
+                let columns = max(cellLeft, visible.columns.lowerBound)..<min(cellLeft + cellWidth, visible.columns.upperBound)
+                let inked = if let glyph {
+                    font.glyphs.rowBits(glyph: glyph, row: cellRow)
+                } else {
+                    replacementBoxBits(row: cellRow, cellWidth: cellWidth, cellHeight: cellHeight)
+                }
+                for column in columns where inked >> UInt32(cellLeft + cellWidth - 1 - column) & 1 != 0 {
+                    blender.paint(destination, column: column)
+                }
+            }
+        }
+    }
+
+    /// Row `row` of the missing-glyph box, as `GlyphTable.rowBits` gives a glyph's: the outline
+    /// of columns 0 ... cellWidth-2 and rows 1 ... cellHeight-2 of the cell.
+    static func replacementBoxBits(row: Int, cellWidth: Int, cellHeight: Int) -> UInt32 {
+        guard row >= 1, row <= cellHeight - 2 else { return 0 }
+        let left = UInt32(1) << UInt32(cellWidth - 1)
+        return row == 1 || row == cellHeight - 2 ? (left << 1) - 2 : left | 2
+    }
+}
+
+/// Paints filled and outlined rectangles into sheet rows, with the row accessor, clipping
+/// and blending of `TextPainter.draw` (for tile backgrounds and frames).
+public enum BoxPainter {
+    /// Blends `color` over every pixel of `rect` that lies inside `clip`.
+    public static func fill(_ rect: PixelRect, color: RGBA8Color, clip: PixelRect,
+                            channels: Int, row: (Int) -> UnsafeMutableBufferPointer<UInt8>?) {
+        let blender = PixelBlender(color: color, channels: channels)
+        let visible = intersection(rect, clip)
+        guard blender.isVisible, !visible.columns.isEmpty else { return }
+        for sheetRow in visible.rows {
+            guard let destination = row(sheetRow) else { continue }
+            for column in visible.columns { blender.paint(destination, column: column) }
+        }
+    }
+
+    /// A border `lineWidth` pixels wide just inside `rect` (the whole rectangle when the
+    /// border would meet itself), each pixel blended once, clipped to `clip`.
+    public static func stroke(_ rect: PixelRect, lineWidth: Int, color: RGBA8Color, clip: PixelRect,
+                              channels: Int, row: (Int) -> UnsafeMutableBufferPointer<UInt8>?) {
+        guard lineWidth > 0, rect.width > 0, rect.height > 0 else { return }
+        let top = min(lineWidth, rect.height), bottom = min(lineWidth, rect.height - top)
+        let left = min(lineWidth, rect.width), right = min(lineWidth, rect.width - left)
+        let middleHeight = rect.height - top - bottom
+        let parts: [PixelRect] = [
+            (rect.x, rect.y, rect.width, top),
+            (rect.x, rect.y + rect.height - bottom, rect.width, bottom),
+            (rect.x, rect.y + top, left, middleHeight),
+            (rect.x + rect.width - right, rect.y + top, right, middleHeight),
+        ]
+        for part in parts {
+            fill(part, color: color, clip: clip, channels: channels, row: row)
+        }
+    }
+}
