@@ -19,6 +19,7 @@ let package = Package(
         .library(name: "MasonryLayout", targets: ["MasonryLayout"]),
         .library(name: "Raster", targets: ["Raster"]),
         .library(name: "MasonrySheet", targets: ["MasonrySheet"]),
+        .library(name: "ImageDiff", targets: ["ImageDiff"]),
     ],
     targets: [
         // libpng and zlib from Debian (libpng-dev, zlib1g-dev).
@@ -38,6 +39,7 @@ let package = Package(
         .target(name: "PNGCodec", dependencies: ["CPNGBridge", "CZlib"]),
         .target(name: "MasonryLayout"),
         .target(name: "Raster", swiftSettings: rasterSettings),
+        .target(name: "ImageDiff"),
         .target(name: "MasonrySheet", dependencies: ["PNGCodec", "MasonryLayout", "Raster"]),
         .target(name: "MasonryCommand", dependencies: ["MasonrySheet"]),
         .executableTarget(name: "masonry", dependencies: ["MasonryCommand", "MasonrySheet"]),
@@ -49,6 +51,7 @@ let package = Package(
         .testTarget(name: "MasonryLayoutTests", dependencies: ["MasonryLayout", "TestSupport"]),
         .testTarget(name: "RasterTests", dependencies: ["Raster", "TestSupport"], resources: [.copy("Fixtures")]),
         .testTarget(name: "MasonrySheetTests", dependencies: ["MasonrySheet", "PNGCodec", "Raster", "TestSupport"]),
+        .testTarget(name: "ImageDiffTests", dependencies: ["ImageDiff", "PNGCodec", "TestSupport"], resources: [.copy("Fixtures")]),
         .testTarget(name: "HostileInputTests", dependencies: ["PNGCodec", "MasonryLayout", "Raster", "MasonrySheet", "MasonryCommand", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]

@@ -1,0 +1,85 @@
+/// The difference of two images whose sizes may differ (SPEC §9), streamed: both are placed at
+/// the top left of a canvas `max(widths) × max(heights)`; their overlap is compared by
+/// pixelmatch's rule (`StreamingPixelmatch` on the overlap, so the anti-aliasing test sees the
+/// overlap's edges as image edges), and every canvas pixel outside either image is differing.
+///
+/// Push the overlap's rows (`overlapHeight` of them, each the full row of its image), then call
+/// `finish`; canvas rows of classes (`canvasWidth` bytes) are emitted in order as they become final.
+public final class CanvasDiff {
+    public let canvasWidth: Int
+    public let canvasHeight: Int
+    public let overlapWidth: Int
+    public let overlapHeight: Int
+    private let baselineWidth: Int
+    private let currentWidth: Int
+    private let overlap: StreamingPixelmatch
+    /// One canvas row: the overlap's classes then `differing` up to the canvas width.
+    private var canvasRow: [UInt8]
+    private var finished = false
+
+    public init(baselineWidth: Int, baselineHeight: Int, currentWidth: Int, currentHeight: Int,
+                options: DiffOptions = DiffOptions()) {
+        canvasWidth = max(baselineWidth, currentWidth)
+        canvasHeight = max(baselineHeight, currentHeight)
+        overlapWidth = min(baselineWidth, currentWidth)
+        overlapHeight = min(baselineHeight, currentHeight)
+        self.baselineWidth = baselineWidth
+        self.currentWidth = currentWidth
+        overlap = StreamingPixelmatch(width: overlapWidth, height: overlapHeight, options: options)
+        canvasRow = [UInt8](repeating: PixelClass.differing, count: canvasWidth)
+    }
+
+    public var options: DiffOptions { overlap.options }
+    /// Whether the two sizes differ.
+    public var isResized: Bool { canvasWidth != overlapWidth || canvasHeight != overlapHeight }
+    /// The canvas's pixels outside the overlap, all differing.
+    private var outsidePixels: Int { canvasWidth * canvasHeight - overlapWidth * overlapHeight }
+
+    /// Differing pixels of the canvas (final after `finish`).
+    public var diffPixels: Int { overlap.diffPixels + outsidePixels }
+    /// Anti-aliased pixels of the overlap.
+    public var aaPixels: Int { overlap.aaPixels }
+    /// `diffPixels` divided by the canvas's area.
+    public var diffRatio: Double { Double(diffPixels) / Double(canvasWidth * canvasHeight) }
+    /// The bounding box of the pixels counted in `diffPixels`, or nil when there are none.
+    public var bounds: PixelRect? {
+        var outside: PixelRect?
+        if canvasWidth > overlapWidth {
+            outside = PixelRect(x: overlapWidth, y: 0, width: canvasWidth - overlapWidth, height: canvasHeight)
+        }
+        if canvasHeight > overlapHeight {
+            outside = PixelRect.union(outside, PixelRect(x: 0, y: overlapHeight, width: canvasWidth,
+                                                         height: canvasHeight - overlapHeight))
+        }
+        return PixelRect.union(overlap.bounds, outside)
+    }
+
+    /// Pushes the next overlap row: row y of the baseline (`4 × baselineWidth` bytes) and of the
+    /// current image (`4 × currentWidth` bytes). Only their first `overlapWidth` pixels are read.
+    public func push(baseline: UnsafeBufferPointer<UInt8>, current: UnsafeBufferPointer<UInt8>,
+                     emit: (Int, UnsafeBufferPointer<UInt8>) throws -> Void) rethrows {
+        precondition(baseline.count == 4 * baselineWidth && current.count == 4 * currentWidth,
+                     "a row is 4 × its image's width bytes")
+        let bytes = 4 * overlapWidth
+        try overlap.push(baseline: UnsafeBufferPointer(rebasing: baseline[..<bytes]),
+                         current: UnsafeBufferPointer(rebasing: current[..<bytes])) { y, classes in
+            if overlapWidth == canvasWidth { return try emit(y, classes) }
+            try canvasRow.withUnsafeMutableBufferPointer { row in
+                _ = row.update(fromContentsOf: classes)
+                try emit(y, UnsafeBufferPointer(row))
+            }
+        }
+    }
+
+    /// After the last overlap row: emits the canvas rows below the overlap (all differing).
+    public func finish(emit: (Int, UnsafeBufferPointer<UInt8>) throws -> Void) rethrows {
+        precondition(overlap.isComplete, "every overlap row is pushed before finish")
+        precondition(!finished, "finish is called once")
+        finished = true
+        guard canvasHeight > overlapHeight else { return }
+        try canvasRow.withUnsafeMutableBufferPointer { row in
+            row.update(repeating: PixelClass.differing)
+            for y in overlapHeight..<canvasHeight { try emit(y, UnsafeBufferPointer(row)) }
+        }
+    }
+}

@@ -1,0 +1,44 @@
+/// pixelmatch's picture of a difference, one row at a time: the baseline faded towards white
+/// (its brightness at opacity 0.1, as pixelmatch's `drawGrayPixel`), differing pixels red,
+/// anti-aliased pixels yellow (red too with `includeAA`, as pixelmatch draws them then).
+/// Opaque RGBA8; values are truncated to bytes, as pixelmatch does writing into a byte buffer.
+public enum DiffPicture {
+    public static let differingColor: (r: UInt8, g: UInt8, b: UInt8) = (255, 0, 0)
+    public static let antialiasedColor: (r: UInt8, g: UInt8, b: UInt8) = (255, 255, 0)
+    /// The opacity of the faded baseline (pixelmatch's `alpha`).
+    public static let fadedOpacity = 0.1
+
+    /// Paints one row. `classes` is a row emitted by a diff (canvas width); `baseline` is the
+    /// baseline's row (any width, or nil below it) and must cover every pixel of class `same`;
+    /// `output` receives `4 × classes.count` bytes.
+    public static func paintRow(classes: UnsafeBufferPointer<UInt8>, baseline: UnsafeBufferPointer<UInt8>?,
+                                includeAA: Bool, into output: UnsafeMutableBufferPointer<UInt8>) {
+        precondition(output.count == 4 * classes.count, "the output row is 4 × width bytes")
+        let baselinePixels = (baseline?.count ?? 0) / 4
+        for x in 0..<classes.count {
+            let colour: (r: UInt8, g: UInt8, b: UInt8)
+            switch classes[x] {
+            case PixelClass.same:
+                precondition(x < baselinePixels, "a pixel of class `same` lies inside the baseline")
+                let grey = faded(baseline!.baseAddress! + 4 * x)
+                colour = (grey, grey, grey)
+            case PixelClass.antialiased where !includeAA:
+                colour = antialiasedColor
+            default:
+                colour = differingColor
+            }
+            output[4 * x] = colour.r
+            output[4 * x + 1] = colour.g
+            output[4 * x + 2] = colour.b
+            output[4 * x + 3] = 255
+        }
+    }
+
+    /// pixelmatch's `drawGrayPixel`: the pixel's brightness blended over white at `fadedOpacity`
+    /// times its own alpha.
+    @inline(__always)
+    static func faded(_ p: UnsafePointer<UInt8>) -> UInt8 {
+        let y = PixelmatchRule.rgb2y(Double(p[0]), Double(p[1]), Double(p[2]))
+        return UInt8(PixelmatchRule.blend(y, fadedOpacity * Double(p[3]) / 255))
+    }
+}

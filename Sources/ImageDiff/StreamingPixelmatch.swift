@@ -1,0 +1,143 @@
+/// How two pixels are judged: pixelmatch's options.
+public struct DiffOptions: Sendable, Hashable {
+    /// Matching threshold in 0...1; smaller is more sensitive. Pixels differ when their squared
+    /// YIQ distance exceeds `35215 · threshold²`.
+    public var threshold: Double
+    /// Count anti-aliased pixels as differing too (they are still counted in `aaPixels`).
+    public var includeAA: Bool
+
+    public init(threshold: Double = 0.1, includeAA: Bool = false) {
+        self.threshold = threshold
+        self.includeAA = includeAA
+    }
+}
+
+/// The class of one pixel of a difference, one byte per pixel in the rows a diff emits.
+public enum PixelClass {
+    /// Equal, or within the threshold.
+    public static let same: UInt8 = 0
+    /// Beyond the threshold and not anti-aliasing: counted in `diffPixels`.
+    public static let differing: UInt8 = 1
+    /// Beyond the threshold but anti-aliasing in either image: counted in `aaPixels` (and in
+    /// `diffPixels` with `includeAA`).
+    public static let antialiased: UInt8 = 2
+}
+
+/// A pixel rectangle.
+public struct PixelRect: Sendable, Hashable {
+    public var x: Int, y: Int, width: Int, height: Int
+    public init(x: Int, y: Int, width: Int, height: Int) {
+        self.x = x; self.y = y; self.width = width; self.height = height
+    }
+
+    /// The smallest rectangle holding both (`nil` is the empty rectangle).
+    static func union(_ a: PixelRect?, _ b: PixelRect?) -> PixelRect? {
+        guard let a else { return b }
+        guard let b else { return a }
+        let x0 = min(a.x, b.x), y0 = min(a.y, b.y)
+        let x1 = max(a.x + a.width, b.x + b.width), y1 = max(a.y + a.height, b.y + b.height)
+        return PixelRect(x: x0, y: y0, width: x1 - x0, height: y1 - y0)
+    }
+}
+
+/// pixelmatch's comparison of two images of the same size, streamed: both images are pushed row
+/// by row in lockstep and each row of pixel classes is emitted as soon as it is final.
+///
+/// The window: a differing pixel at (x, y) is tested for anti-aliasing on its 3×3 neighbourhood
+/// (rows y-1...y+1), and then the neighbourhoods of that neighbourhood's darkest and brightest
+/// pixels are searched for equal siblings in both images (rows y-2...y+2). So row y is final once
+/// row y+2 has been pushed (or the last row has), and each image needs a ring of 5 rows:
+/// memory is `10 × width × 4` bytes plus one row of classes, whatever the height.
+public final class StreamingPixelmatch {
+    public let width: Int
+    public let height: Int
+    public let options: DiffOptions
+
+    /// Pixels counted as differing so far (final once every row has been pushed).
+    public private(set) var diffPixels = 0
+    /// Differing pixels found to be anti-aliasing so far.
+    public private(set) var aaPixels = 0
+    /// The bounding box of the pixels counted in `diffPixels`, or nil when there are none.
+    public var bounds: PixelRect? {
+        maxX < 0 ? nil : PixelRect(x: minX, y: minY, width: maxX - minX + 1, height: maxY - minY + 1)
+    }
+    /// Rows pushed so far.
+    public private(set) var rowsPushed = 0
+    /// Whether every row has been pushed (and so every row emitted).
+    public var isComplete: Bool { rowsPushed == height }
+
+    /// Rows kept per image: the one being classified and two on either side.
+    static let ringRows = 5
+
+    private let rowBytes: Int
+    private let maxDelta: Double
+    private let baselineRows: UnsafeMutablePointer<UInt8>
+    private let currentRows: UnsafeMutablePointer<UInt8>
+    private let classes: UnsafeMutablePointer<UInt8>
+    private var rowsEmitted = 0
+    private var minX = Int.max, minY = Int.max, maxX = -1, maxY = -1
+
+    public init(width: Int, height: Int, options: DiffOptions = DiffOptions()) {
+        precondition(width > 0 && height > 0, "an image has at least one pixel")
+        self.width = width
+        self.height = height
+        self.options = options
+        rowBytes = 4 * width
+        maxDelta = PixelmatchRule.maxDelta(threshold: options.threshold)
+        baselineRows = .allocate(capacity: Self.ringRows * rowBytes)
+        currentRows = .allocate(capacity: Self.ringRows * rowBytes)
+        classes = .allocate(capacity: width)
+    }
+
+    deinit {
+        baselineRows.deallocate()
+        currentRows.deallocate()
+        classes.deallocate()
+    }
+
+    /// Pushes the next row of both images (straight RGBA8, `4 × width` bytes each). `emit(y,
+    /// classes)` is called, in row order, for each row that became final; `classes` holds one
+    /// `PixelClass` byte per pixel and is valid only during the call. Pushing the last row emits
+    /// every remaining row.
+    public func push(baseline: UnsafeBufferPointer<UInt8>, current: UnsafeBufferPointer<UInt8>,
+                     emit: (Int, UnsafeBufferPointer<UInt8>) throws -> Void) rethrows {
+        precondition(rowsPushed < height, "every row has already been pushed")
+        precondition(baseline.count == rowBytes && current.count == rowBytes, "a row is 4 × width bytes")
+        let slot = (rowsPushed % Self.ringRows) * rowBytes
+        (baselineRows + slot).update(from: baseline.baseAddress!, count: rowBytes)
+        (currentRows + slot).update(from: current.baseAddress!, count: rowBytes)
+        rowsPushed += 1
+        let finalRows = rowsPushed == height ? height : rowsPushed - 2
+        while rowsEmitted < finalRows {
+            classify(row: rowsEmitted)
+            try emit(rowsEmitted, UnsafeBufferPointer(start: classes, count: width))
+            rowsEmitted += 1
+        }
+    }
+
+    /// Classifies row `y` into `classes`; rows y-2...y+2 (those that exist) are in the rings.
+    private func classify(row y: Int) {
+        let base = RowRing(base: baselineRows, rowBytes: rowBytes, ringRows: Self.ringRows)
+        let current = RowRing(base: currentRows, rowBytes: rowBytes, ringRows: Self.ringRows)
+        let baseRow = base.row(y), currentRow = current.row(y)
+        var x = 0
+        while x < width {
+            let p = baseRow + 4 * x, q = currentRow + 4 * x
+            var pixelClass = PixelClass.same
+            if PixelmatchRule.load32(p) != PixelmatchRule.load32(q),
+               PixelmatchRule.colorDelta(p, q) > maxDelta {
+                let isAA = PixelmatchRule.antialiased(base, current, x: x, y: y, width: width, height: height)
+                    || PixelmatchRule.antialiased(current, base, x: x, y: y, width: width, height: height)
+                pixelClass = isAA ? PixelClass.antialiased : PixelClass.differing
+                if isAA { aaPixels += 1 }
+                if !isAA || options.includeAA {
+                    diffPixels += 1
+                    minX = min(minX, x); maxX = max(maxX, x)
+                    minY = min(minY, y); maxY = y
+                }
+            }
+            classes[x] = pixelClass
+            x += 1
+        }
+    }
+}
