@@ -211,7 +211,32 @@ def build():
                 lines.append(f"{base} {cur} {t} {str(include_aa).lower()} {diff} {aa} {bounds(picture, cw, ch)} "
                              f"{hashlib.sha256(picture).hexdigest()}")
     files["goldens.txt"] = ("\n".join(lines) + "\n").encode()
+    files["sha256-goldens.txt"] = sha256_goldens()
     return files, js_jobs
+
+
+def splitmix64_bytes(seed, count):
+    """The low bytes of SplitMix64 (TestSupport's `SplitMix64(seed:).byte()`), `count` of them."""
+    mask = (1 << 64) - 1
+    state, out = seed, bytearray()
+    for _ in range(count):
+        state = (state + 0x9E3779B97F4A7C15) & mask
+        z = state
+        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & mask
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & mask
+        out.append((z ^ (z >> 31)) & 0xFF)
+    return bytes(out)
+
+
+SHA_LENGTHS = [0, 1, 3, 55, 56, 57, 63, 64, 65, 111, 119, 120, 127, 128, 1000, 65536, 100003]
+
+
+def sha256_goldens():
+    lines = ["# sha256 of SplitMix64(seed).byte() streams, by Python's hashlib: seed length digest"]
+    for n, length in enumerate(SHA_LENGTHS):
+        seed = 1000 + n
+        lines.append(f"{seed} {length} {hashlib.sha256(splitmix64_bytes(seed, length)).hexdigest()}")
+    return ("\n".join(lines) + "\n").encode()
 
 
 JS_RUNNER = r"""
@@ -276,7 +301,7 @@ def main():
     os.makedirs(PAIRS, exist_ok=True)
     for name, data in files.items():
         open(os.path.join(HERE, name), "wb").write(data)
-    print(f"wrote {len(files) - 1} PNGs and goldens.txt ({len(jobs)} pixelmatch runs)")
+    print(f"wrote {len(files) - 2} PNGs, goldens.txt and sha256-goldens.txt ({len(jobs)} pixelmatch runs)")
 
 
 if __name__ == "__main__":
