@@ -11,7 +11,7 @@ public final class DiffPanelReducer {
     public let includeAA: Bool
     private let columnStart: [Int], columnEnd: [Int]
     private var sums: [UInt64]        // 4 per target column
-    private var strongest: [UInt8]    // the most alarming class seen per target column
+    private var seen: [UInt8]         // per target column, bit c set when class c was seen
     private var output: [UInt8]
     private var nextSourceRow = 0
     private var nextTargetRow = 0
@@ -27,7 +27,7 @@ public final class DiffPanelReducer {
         columnStart = spans.map(\.start)
         columnEnd = spans.map(\.end)
         sums = [UInt64](repeating: 0, count: 4 * targetWidth)
-        strongest = [UInt8](repeating: 0, count: targetWidth)
+        seen = [UInt8](repeating: 0, count: targetWidth)
         output = [UInt8](repeating: 0, count: 4 * targetWidth)
     }
 
@@ -57,35 +57,31 @@ public final class DiffPanelReducer {
     }
 
     private func accumulate(picture: UnsafeBufferPointer<UInt8>, classes: UnsafeBufferPointer<UInt8>) {
-        for t in 0..<targetWidth {
-            var strong = strongest[t]
-            var r: UInt64 = 0, g: UInt64 = 0, b: UInt64 = 0, a: UInt64 = 0
-            for s in columnStart[t]..<columnEnd[t] {
-                strong = max(strong, rank(classes[s]))
-                r += UInt64(picture[4 * s]); g += UInt64(picture[4 * s + 1])
-                b += UInt64(picture[4 * s + 2]); a += UInt64(picture[4 * s + 3])
+        let pixels = picture.baseAddress!, kinds = classes.baseAddress!
+        sums.withUnsafeMutableBufferPointer { sums in
+            seen.withUnsafeMutableBufferPointer { seen in
+                for t in 0..<targetWidth {
+                    var r: UInt64 = 0, g: UInt64 = 0, b: UInt64 = 0, a: UInt64 = 0
+                    var classesSeen: UInt8 = 0
+                    for s in columnStart[t]..<columnEnd[t] {
+                        classesSeen |= 1 &<< (kinds[s] & 7)
+                        r &+= UInt64(pixels[4 &* s]); g &+= UInt64(pixels[4 &* s &+ 1])
+                        b &+= UInt64(pixels[4 &* s &+ 2]); a &+= UInt64(pixels[4 &* s &+ 3])
+                    }
+                    seen[t] |= classesSeen
+                    sums[4 &* t] &+= r; sums[4 &* t &+ 1] &+= g; sums[4 &* t &+ 2] &+= b; sums[4 &* t &+ 3] &+= a
+                }
             }
-            strongest[t] = strong
-            sums[4 * t] += r; sums[4 * t + 1] += g; sums[4 * t + 2] += b; sums[4 * t + 3] += a
-        }
-    }
-
-    /// Orders classes by how loudly they must show: differing > anti-aliased > same.
-    @inline(__always) private func rank(_ pixelClass: UInt8) -> UInt8 {
-        switch pixelClass {
-        case PixelClass.same: 0
-        case PixelClass.antialiased where !includeAA: 1
-        default: 2
         }
     }
 
     private func emitRow(_ y: Int, emit: (Int, UnsafeBufferPointer<UInt8>) throws -> Void) rethrows {
         for t in 0..<targetWidth {
-            let marker: (r: UInt8, g: UInt8, b: UInt8)? = switch strongest[t] {
-            case 2: DiffPicture.differingColor
-            case 1: DiffPicture.antialiasedColor
-            default: nil
-            }
+            let differing = seen[t] & (1 << PixelClass.differing) != 0
+            let antialiased = seen[t] & (1 << PixelClass.antialiased) != 0
+            let marker: (r: UInt8, g: UInt8, b: UInt8)? =
+                differing || (antialiased && includeAA) ? DiffPicture.differingColor
+                : antialiased ? DiffPicture.antialiasedColor : nil
             if let marker {
                 output[4 * t] = marker.r; output[4 * t + 1] = marker.g; output[4 * t + 2] = marker.b
                 output[4 * t + 3] = 255
@@ -96,7 +92,7 @@ public final class DiffPanelReducer {
         }
         try output.withUnsafeBufferPointer { try emit(y, $0) }
         sums.withUnsafeMutableBufferPointer { $0.update(repeating: 0) }
-        strongest.withUnsafeMutableBufferPointer { $0.update(repeating: 0) }
+        seen.withUnsafeMutableBufferPointer { $0.update(repeating: 0) }
         blockRows = 0
     }
 }

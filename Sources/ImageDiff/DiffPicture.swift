@@ -15,22 +15,22 @@ public enum DiffPicture {
                                 includeAA: Bool, into output: UnsafeMutableBufferPointer<UInt8>) {
         precondition(output.count == 4 * classes.count, "the output row is 4 × width bytes")
         let baselinePixels = (baseline?.count ?? 0) / 4
+        let out = output.baseAddress!
+        let antialiased = includeAA ? differingColor : antialiasedColor
         for x in 0..<classes.count {
             let colour: (r: UInt8, g: UInt8, b: UInt8)
             switch classes[x] {
             case PixelClass.same:
                 precondition(x < baselinePixels, "a pixel of class `same` lies inside the baseline")
-                let grey = faded(baseline!.baseAddress! + 4 * x)
+                let grey = faded(baseline.unsafelyUnwrapped.baseAddress.unsafelyUnwrapped + 4 &* x)
                 colour = (grey, grey, grey)
-            case PixelClass.antialiased where !includeAA:
-                colour = antialiasedColor
+            case PixelClass.antialiased:
+                colour = antialiased
             default:
                 colour = differingColor
             }
-            output[4 * x] = colour.r
-            output[4 * x + 1] = colour.g
-            output[4 * x + 2] = colour.b
-            output[4 * x + 3] = 255
+            let p = out + 4 &* x
+            p[0] = colour.r; p[1] = colour.g; p[2] = colour.b; p[3] = 255
         }
     }
 

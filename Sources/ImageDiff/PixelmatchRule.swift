@@ -2,14 +2,13 @@
 // from its description and source. Every floating-point expression keeps pixelmatch's order of
 // operations, so the comparisons against zero and against the threshold come out the same.
 
-/// Rows of one RGBA8 image kept in a ring of `ringRows` rows: row `y` lives in slot `y % ringRows`.
-/// A ring as tall as the image holds the whole image.
-struct RowRing {
-    let base: UnsafePointer<UInt8>
-    let rowBytes: Int
-    let ringRows: Int
+/// The rows of one RGBA8 image around the row being classified: `row(y)` for y in
+/// `firstRow ..< firstRow + count`, wherever they are stored.
+struct RowWindow {
+    let rows: UnsafePointer<UnsafePointer<UInt8>>
+    let firstRow: Int
 
-    @inline(__always) func row(_ y: Int) -> UnsafePointer<UInt8> { base + (y % ringRows) * rowBytes }
+    @inline(__always) func row(_ y: Int) -> UnsafePointer<UInt8> { rows[y &- firstRow] }
 }
 
 enum PixelmatchRule {
@@ -64,7 +63,7 @@ enum PixelmatchRule {
     /// looks like anti-aliasing (after V. Vysniauskas, "Anti-aliased Pixel and Intensity Slope
     /// Detector", 2009). It reads rows y-1...y+1 of `image`, and rows y-2...y+2 of both images
     /// through `hasManySiblings`.
-    static func antialiased(_ image: RowRing, _ other: RowRing, x x1: Int, y y1: Int,
+    static func antialiased(_ image: RowWindow, _ other: RowWindow, x x1: Int, y y1: Int,
                             width: Int, height: Int) -> Bool {
         let x0 = max(x1 - 1, 0), y0 = max(y1 - 1, 0)
         let x2 = min(x1 + 1, width - 1), y2 = min(y1 + 1, height - 1)
@@ -95,7 +94,7 @@ enum PixelmatchRule {
 
     /// pixelmatch's `hasManySiblings`: whether 3 or more of the pixel's neighbours (an edge
     /// counting as one) have exactly its RGBA value.
-    static func hasManySiblings(_ image: RowRing, x x1: Int, y y1: Int, width: Int, height: Int) -> Bool {
+    static func hasManySiblings(_ image: RowWindow, x x1: Int, y y1: Int, width: Int, height: Int) -> Bool {
         let x0 = max(x1 - 1, 0), y0 = max(y1 - 1, 0)
         let x2 = min(x1 + 1, width - 1), y2 = min(y1 + 1, height - 1)
         let value = load32(image.row(y1) + 4 * x1)

@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// How two pixels are judged: pixelmatch's options.
 public struct DiffOptions: Sendable, Hashable {
     /// Matching threshold in 0...1; smaller is more sensitive. Pixels differ when their squared
@@ -74,6 +80,9 @@ public final class StreamingPixelmatch {
     private let baselineRows: UnsafeMutablePointer<UInt8>
     private let currentRows: UnsafeMutablePointer<UInt8>
     private let classes: UnsafeMutablePointer<UInt8>
+    /// Where rows y-2...y+2 of each image are while row y is classified.
+    private let baselineWindow: UnsafeMutablePointer<UnsafePointer<UInt8>>
+    private let currentWindow: UnsafeMutablePointer<UnsafePointer<UInt8>>
     private var rowsEmitted = 0
     private var minX = Int.max, minY = Int.max, maxX = -1, maxY = -1
 
@@ -87,12 +96,18 @@ public final class StreamingPixelmatch {
         baselineRows = .allocate(capacity: Self.ringRows * rowBytes)
         currentRows = .allocate(capacity: Self.ringRows * rowBytes)
         classes = .allocate(capacity: width)
+        baselineWindow = .allocate(capacity: Self.ringRows)
+        baselineWindow.initialize(repeating: UnsafePointer(baselineRows), count: Self.ringRows)
+        currentWindow = .allocate(capacity: Self.ringRows)
+        currentWindow.initialize(repeating: UnsafePointer(currentRows), count: Self.ringRows)
     }
 
     deinit {
         baselineRows.deallocate()
         currentRows.deallocate()
         classes.deallocate()
+        baselineWindow.deallocate()
+        currentWindow.deallocate()
     }
 
     /// Pushes the next row of both images (straight RGBA8, `4 × width` bytes each). `emit(y,
@@ -117,9 +132,18 @@ public final class StreamingPixelmatch {
 
     /// Classifies row `y` into `classes`; rows y-2...y+2 (those that exist) are in the rings.
     private func classify(row y: Int) {
-        let base = RowRing(base: baselineRows, rowBytes: rowBytes, ringRows: Self.ringRows)
-        let current = RowRing(base: currentRows, rowBytes: rowBytes, ringRows: Self.ringRows)
+        for k in 0..<Self.ringRows where (0..<rowsPushed).contains(y - 2 + k) {
+            let slot = (y - 2 + k) % Self.ringRows * rowBytes
+            baselineWindow[k] = UnsafePointer(baselineRows + slot)
+            currentWindow[k] = UnsafePointer(currentRows + slot)
+        }
+        let base = RowWindow(rows: baselineWindow, firstRow: y - 2)
+        let current = RowWindow(rows: currentWindow, firstRow: y - 2)
         let baseRow = base.row(y), currentRow = current.row(y)
+        if memcmp(baseRow, currentRow, rowBytes) == 0 {
+            classes.update(repeating: PixelClass.same, count: width)
+            return
+        }
         var x = 0
         while x < width {
             let p = baseRow + 4 * x, q = currentRow + 4 * x
