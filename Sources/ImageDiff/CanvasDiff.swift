@@ -41,6 +41,10 @@ public final class CanvasDiff {
     public var aaPixels: Int { overlap.aaPixels }
     /// `diffPixels` divided by the canvas's area.
     public var diffRatio: Double { Double(diffPixels) / Double(canvasWidth * canvasHeight) }
+    /// What the verdict needs (see `PairVerdict`), once finished.
+    public var findings: PairFindings {
+        .compared(diffPixels: diffPixels, area: canvasWidth * canvasHeight, resized: isResized)
+    }
     /// The bounding box of the pixels counted in `diffPixels`, or nil when there are none.
     public var bounds: PixelRect? {
         var outside: PixelRect?

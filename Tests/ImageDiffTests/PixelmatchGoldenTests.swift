@@ -40,6 +40,9 @@ struct PixelmatchGolden: Sendable, CustomTestStringConvertible {
         #expect(result.aaPixels == golden.aaPixels)
         #expect(result.bounds == golden.bounds)
         #expect(ImageDiff.SHA256.hex(ImageDiff.SHA256.digest(result.picture)) == golden.pictureSHA256)
+        let resized = baseline.width != current.width || baseline.height != current.height
+        let status: PairStatus = resized ? .resized : golden.diffPixels > 0 ? .changed : .unchanged
+        #expect(PairVerdict(result.findings, limits: CompareLimits()) == PairVerdict(status: status, failed: status != .unchanged))
         let counted = result.classes.filter { $0 == PixelClass.differing || (golden.options.includeAA && $0 == PixelClass.antialiased) }
         #expect(counted.count == golden.diffPixels, "the classes emitted agree with the counters")
     }

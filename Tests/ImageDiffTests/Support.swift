@@ -51,6 +51,7 @@ struct DiffResult: Equatable, CustomStringConvertible {
     var bounds: PixelRect?
     var classes: [UInt8]
     var picture: [UInt8]
+    var findings: PairFindings
 
     var description: String { "diff \(diffPixels) aa \(aaPixels) bounds \(String(describing: bounds))" }
 }
@@ -83,5 +84,5 @@ func streamedDiff(_ baseline: RGBAImage, _ current: RGBAImage, options: DiffOpti
     diff.finish(emit: collect)
     #expect(classes.count == diff.canvasWidth * diff.canvasHeight)
     return DiffResult(diffPixels: diff.diffPixels, aaPixels: diff.aaPixels, bounds: diff.bounds,
-                      classes: classes, picture: picture)
+                      classes: classes, picture: picture, findings: diff.findings)
 }
