@@ -7,7 +7,8 @@ import Testing
         var limits: CompareLimits
         var status: PairStatus
         var failed: Bool
-        var testDescription: String { "\(findings) with \(limits) -> \(status)\(failed ? ", failed" : "")" }
+        /// Findings and limits only: a passing run must not print the word of a failing status.
+        var testDescription: String { "\(findings) with \(limits)" }
     }
 
     static let defaults = CompareLimits()
