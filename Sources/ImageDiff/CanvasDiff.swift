@@ -58,21 +58,33 @@ public final class CanvasDiff {
         return PixelRect.union(overlap.bounds, outside)
     }
 
-    /// Pushes the next overlap row: row y of the baseline (`4 × baselineWidth` bytes) and of the
-    /// current image (`4 × currentWidth` bytes). Only their first `overlapWidth` pixels are read.
+    /// Pushes the next overlap row: row y of the baseline and of the current image, each RGBA8
+    /// (`4 ×` its width bytes) or opaque RGB8 (`3 ×` its width). Only the first `overlapWidth`
+    /// pixels are read.
     public func push(baseline: UnsafeBufferPointer<UInt8>, current: UnsafeBufferPointer<UInt8>,
                      emit: (Int, UnsafeBufferPointer<UInt8>) throws -> Void) rethrows {
-        precondition(baseline.count == 4 * baselineWidth && current.count == 4 * currentWidth,
-                     "a row is 4 × its image's width bytes")
-        let bytes = 4 * overlapWidth
-        try overlap.push(baseline: UnsafeBufferPointer(rebasing: baseline[..<bytes]),
-                         current: UnsafeBufferPointer(rebasing: current[..<bytes])) { y, classes in
+        try overlap.push(baseline: Self.overlapPart(of: baseline, width: baselineWidth, overlapWidth: overlapWidth),
+                         current: Self.overlapPart(of: current, width: currentWidth, overlapWidth: overlapWidth)) { y, classes in
             if overlapWidth == canvasWidth { return try emit(y, classes) }
             try canvasRow.withUnsafeMutableBufferPointer { row in
                 _ = row.update(fromContentsOf: classes)
                 try emit(y, UnsafeBufferPointer(row))
             }
         }
+    }
+
+    /// The first `overlapWidth` pixels of a row of an image `width` pixels wide.
+    private static func overlapPart(of row: UnsafeBufferPointer<UInt8>, width: Int, overlapWidth: Int) -> UnsafeBufferPointer<UInt8> {
+        precondition(row.count == 4 * width || row.count == 3 * width, "a row is 4 × (RGBA8) or 3 × (RGB8) its image's width bytes")
+        return UnsafeBufferPointer(rebasing: row[..<(row.count / width * overlapWidth)])
+    }
+
+    /// Paints canvas row `y` of the difference picture (`DiffPicture`, `4 × canvasWidth` bytes)
+    /// from the row of classes just emitted; call it from `emit`, where the baseline's row is
+    /// still held.
+    public func paintPictureRow(_ y: Int, classes: UnsafeBufferPointer<UInt8>, into output: UnsafeMutableBufferPointer<UInt8>) {
+        DiffPicture.paintRow(classes: classes, baseline: y < overlapHeight ? overlap.baselineRow(y) : nil,
+                             includeAA: options.includeAA, into: output)
     }
 
     /// After the last overlap row: emits the canvas rows below the overlap (all differing).

@@ -68,23 +68,46 @@ public final class StreamingPixelmatch {
         currentWindow.deallocate()
     }
 
-    /// Pushes the next row of both images (straight RGBA8, `4 × width` bytes each). `emit(y,
-    /// classes)` is called, in row order, for each row that became final; `classes` holds one
-    /// `PixelClass` byte per pixel and is valid only during the call. Pushing the last row emits
-    /// every remaining row.
+    /// Pushes the next row of both images: straight RGBA8 (`4 × width` bytes) or opaque RGB8
+    /// (`3 × width` bytes, as `PNGDecoder` gives with compact opaque rows), each side either way.
+    /// `emit(y, classes)` is called, in row order, for each row that became final; `classes`
+    /// holds one `PixelClass` byte per pixel and is valid only during the call. Pushing the last
+    /// row emits every remaining row.
     public func push(baseline: UnsafeBufferPointer<UInt8>, current: UnsafeBufferPointer<UInt8>,
                      emit: (Int, UnsafeBufferPointer<UInt8>) throws -> Void) rethrows {
         precondition(rowsPushed < height, "every row has already been pushed")
-        precondition(baseline.count == rowBytes && current.count == rowBytes, "a row is 4 × width bytes")
         let slot = (rowsPushed % Self.ringRows) * rowBytes
-        (baselineRows + slot).update(from: baseline.baseAddress!, count: rowBytes)
-        (currentRows + slot).update(from: current.baseAddress!, count: rowBytes)
+        store(baseline, into: baselineRows + slot)
+        store(current, into: currentRows + slot)
         rowsPushed += 1
         let finalRows = rowsPushed == height ? height : rowsPushed - 2
         while rowsEmitted < finalRows {
             classify(row: rowsEmitted)
             try emit(rowsEmitted, UnsafeBufferPointer(start: classes, count: width))
             rowsEmitted += 1
+        }
+    }
+
+    /// Row `y` of the baseline as RGBA8, while it is still held: from the row being emitted (or
+    /// two rows before it) to the last row pushed. For painting the `DiffPicture` during `emit`.
+    public func baselineRow(_ y: Int) -> UnsafeBufferPointer<UInt8> {
+        precondition(y < rowsPushed && y >= rowsPushed - Self.ringRows, "row \(y) is not held")
+        return UnsafeBufferPointer(start: baselineRows + (y % Self.ringRows) * rowBytes, count: rowBytes)
+    }
+
+    /// Copies a pushed row into the ring as RGBA8.
+    private func store(_ row: UnsafeBufferPointer<UInt8>, into target: UnsafeMutablePointer<UInt8>) {
+        if row.count == rowBytes {
+            target.update(from: row.baseAddress!, count: rowBytes)
+            return
+        }
+        precondition(row.count == 3 * width, "a row is 4 × width (RGBA8) or 3 × width (RGB8) bytes")
+        let source = row.baseAddress!
+        for x in 0..<width {
+            target[4 &* x] = source[3 &* x]
+            target[4 &* x &+ 1] = source[3 &* x &+ 1]
+            target[4 &* x &+ 2] = source[3 &* x &+ 2]
+            target[4 &* x &+ 3] = 255
         }
     }
 

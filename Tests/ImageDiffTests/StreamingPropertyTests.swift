@@ -75,9 +75,11 @@ func referenceBounds(_ classes: [UInt8], width: Int, counting: (UInt8) -> Bool) 
                 let context = "seed \(seed) round \(round): \(width)x\(height), threshold \(threshold), includeAA \(includeAA)"
                 let diff = StreamingPixelmatch(width: width, height: height, options: DiffOptions(threshold: threshold, includeAA: includeAA))
                 var classes: [UInt8] = []
+                let compact = g.int(0...1) == 1  // opaque sides pushed as RGB8
+                let compactA = compact && a.isOpaque, compactB = compact && b.isOpaque
                 for y in 0..<height {
-                    Array(a.row(y)).withUnsafeBufferPointer { p in
-                        Array(b.row(y)).withUnsafeBufferPointer { q in
+                    a.pushedRow(y, compact: compactA).withUnsafeBufferPointer { p in
+                        b.pushedRow(y, compact: compactB).withUnsafeBufferPointer { q in
                             diff.push(baseline: p, current: q) { row, emitted in
                                 #expect(row == classes.count / width, "\(context): row \(row) out of order")
                                 classes += emitted
@@ -121,7 +123,7 @@ func referenceBounds(_ classes: [UInt8], width: Int, counting: (UInt8) -> Bool) 
             let overlap = referenceClasses(crop(a, width: w, height: h), crop(b, width: w, height: h), threshold: threshold)
             var expected = [UInt8](repeating: 1, count: cw * ch)
             for y in 0..<h { for x in 0..<w { expected[y * cw + x] = overlap[y * w + x] } }
-            let result = streamedDiff(a, b, options: DiffOptions(threshold: threshold))
+            let result = streamedDiff(a, b, options: DiffOptions(threshold: threshold), compactOpaque: g.int(0...1) == 1)
             #expect(result.classes == expected, "\(context)")
             #expect(result.diffPixels == expected.filter { $0 == 1 }.count, "\(context)")
             #expect(result.aaPixels == expected.filter { $0 == 2 }.count, "\(context)")

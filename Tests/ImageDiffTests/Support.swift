@@ -56,9 +56,10 @@ struct DiffResult: Equatable, CustomStringConvertible {
     var description: String { "diff \(diffPixels) aa \(aaPixels) bounds \(String(describing: bounds))" }
 }
 
-/// Runs `CanvasDiff` over two images, pushing rows in lockstep and painting the picture; checks
-/// that rows are emitted once each, in order.
-func streamedDiff(_ baseline: RGBAImage, _ current: RGBAImage, options: DiffOptions) -> DiffResult {
+/// Runs `CanvasDiff` over two images, pushing rows in lockstep and painting the picture from the
+/// diff's own baseline rows; checks that rows are emitted once each, in order. With
+/// `compactOpaque`, an image whose alpha is 255 everywhere is pushed as RGB8 rows.
+func streamedDiff(_ baseline: RGBAImage, _ current: RGBAImage, options: DiffOptions, compactOpaque: Bool = false) -> DiffResult {
     let diff = CanvasDiff(baselineWidth: baseline.width, baselineHeight: baseline.height,
                           currentWidth: current.width, currentHeight: current.height, options: options)
     var classes: [UInt8] = [], picture: [UInt8] = []
@@ -66,23 +67,28 @@ func streamedDiff(_ baseline: RGBAImage, _ current: RGBAImage, options: DiffOpti
     let collect: (Int, UnsafeBufferPointer<UInt8>) -> Void = { y, row in
         #expect(y == classes.count / diff.canvasWidth, "row \(y) emitted out of order")
         classes += row
-        let baselineRow = y < baseline.height ? Array(baseline.row(y)) : nil
-        pictureRow.withUnsafeMutableBufferPointer { output in
-            if let baselineRow {
-                baselineRow.withUnsafeBufferPointer { DiffPicture.paintRow(classes: row, baseline: $0, includeAA: options.includeAA, into: output) }
-            } else {
-                DiffPicture.paintRow(classes: row, baseline: nil, includeAA: options.includeAA, into: output)
-            }
-        }
+        pictureRow.withUnsafeMutableBufferPointer { diff.paintPictureRow(y, classes: row, into: $0) }
         picture += pictureRow
     }
+    let compactBaseline = compactOpaque && baseline.isOpaque, compactCurrent = compactOpaque && current.isOpaque
     for y in 0..<diff.overlapHeight {
-        Array(baseline.row(y)).withUnsafeBufferPointer { b in
-            Array(current.row(y)).withUnsafeBufferPointer { c in diff.push(baseline: b, current: c, emit: collect) }
+        baseline.pushedRow(y, compact: compactBaseline).withUnsafeBufferPointer { b in
+            current.pushedRow(y, compact: compactCurrent).withUnsafeBufferPointer { c in diff.push(baseline: b, current: c, emit: collect) }
         }
     }
     diff.finish(emit: collect)
     #expect(classes.count == diff.canvasWidth * diff.canvasHeight)
     return DiffResult(diffPixels: diff.diffPixels, aaPixels: diff.aaPixels, bounds: diff.bounds,
                       classes: classes, picture: picture, findings: diff.findings)
+}
+
+extension RGBAImage {
+    var isOpaque: Bool { stride(from: 3, to: pixels.count, by: 4).allSatisfy { pixels[$0] == 255 } }
+
+    /// Row `y` as RGBA8, or as RGB8 (alpha dropped) when `compact`.
+    func pushedRow(_ y: Int, compact: Bool) -> [UInt8] {
+        let rgba = Array(row(y))
+        guard compact else { return rgba }
+        return rgba.indices.filter { $0 % 4 != 3 }.map { rgba[$0] }
+    }
 }
