@@ -60,16 +60,24 @@ public final class DiffPanelReducer {
         let pixels = picture.baseAddress!, kinds = classes.baseAddress!
         sums.withUnsafeMutableBufferPointer { sums in
             seen.withUnsafeMutableBufferPointer { seen in
-                for t in 0..<targetWidth {
-                    var r: UInt64 = 0, g: UInt64 = 0, b: UInt64 = 0, a: UInt64 = 0
-                    var classesSeen: UInt8 = 0
-                    for s in columnStart[t]..<columnEnd[t] {
-                        classesSeen |= 1 &<< (kinds[s] & 7)
-                        r &+= UInt64(pixels[4 &* s]); g &+= UInt64(pixels[4 &* s &+ 1])
-                        b &+= UInt64(pixels[4 &* s &+ 2]); a &+= UInt64(pixels[4 &* s &+ 3])
+                columnStart.withUnsafeBufferPointer { starts in
+                    columnEnd.withUnsafeBufferPointer { ends in
+                        for t in 0..<targetWidth {
+                            // One row of a block is at most 2^20 pixels (PNG width limit): its
+                            // channel sums fit 32 bits.
+                            var sum = SIMD4<UInt32>()
+                            var classesSeen: UInt8 = 0
+                            var s = starts[t]
+                            let end = ends[t]
+                            while s < end {
+                                classesSeen |= 1 &<< (kinds[s] & 7)
+                                sum &+= SIMD4<UInt32>(truncatingIfNeeded: UnsafeRawPointer(pixels + 4 &* s).loadUnaligned(as: SIMD4<UInt8>.self))
+                                s &+= 1
+                            }
+                            seen[t] |= classesSeen
+                            for c in 0..<4 { sums[4 &* t &+ c] &+= UInt64(sum[c]) }
+                        }
                     }
-                    seen[t] |= classesSeen
-                    sums[4 &* t] &+= r; sums[4 &* t &+ 1] &+= g; sums[4 &* t &+ 2] &+= b; sums[4 &* t &+ 3] &+= a
                 }
             }
         }

@@ -15,23 +15,36 @@ public enum DiffPicture {
                                 includeAA: Bool, into output: UnsafeMutableBufferPointer<UInt8>) {
         precondition(output.count == 4 * classes.count, "the output row is 4 × width bytes")
         let baselinePixels = (baseline?.count ?? 0) / 4
-        let out = output.baseAddress!
-        let antialiased = includeAA ? differingColor : antialiasedColor
+        let out = UnsafeMutableRawPointer(output.baseAddress!)
+        let red = word(differingColor), antialiased = includeAA ? red : word(antialiasedColor)
+        // Screenshots repeat colours along a row: remember the last faded pixel.
+        var lastPixel: UInt32? = nil, lastGrey: UInt32 = 0
         for x in 0..<classes.count {
-            let colour: (r: UInt8, g: UInt8, b: UInt8)
+            let colour: UInt32
             switch classes[x] {
             case PixelClass.same:
                 precondition(x < baselinePixels, "a pixel of class `same` lies inside the baseline")
-                let grey = faded(baseline.unsafelyUnwrapped.baseAddress.unsafelyUnwrapped + 4 &* x)
-                colour = (grey, grey, grey)
+                let pixel = baseline.unsafelyUnwrapped.baseAddress.unsafelyUnwrapped + 4 &* x
+                let value = PixelmatchRule.load32(pixel)
+                if value != lastPixel {
+                    lastPixel = value
+                    let grey = faded(pixel)
+                    lastGrey = word((grey, grey, grey))
+                }
+                colour = lastGrey
             case PixelClass.antialiased:
                 colour = antialiased
             default:
-                colour = differingColor
+                colour = red
             }
-            let p = out + 4 &* x
-            p[0] = colour.r; p[1] = colour.g; p[2] = colour.b; p[3] = 255
+            out.storeBytes(of: colour, toByteOffset: 4 &* x, as: UInt32.self)
         }
+    }
+
+    /// An opaque colour as the 4 bytes R, G, B, 255 in memory order.
+    @inline(__always)
+    private static func word(_ c: (r: UInt8, g: UInt8, b: UInt8)) -> UInt32 {
+        (UInt32(c.r) | UInt32(c.g) << 8 | UInt32(c.b) << 16 | 0xFF00_0000).littleEndian
     }
 
     /// pixelmatch's `drawGrayPixel`: the pixel's brightness blended over white at `fadedOpacity`

@@ -102,13 +102,16 @@ public final class StreamingPixelmatch {
             return
         }
         precondition(row.count == 3 * width, "a row is 4 × width (RGBA8) or 3 × width (RGB8) bytes")
-        let source = row.baseAddress!
-        for x in 0..<width {
-            target[4 &* x] = source[3 &* x]
-            target[4 &* x &+ 1] = source[3 &* x &+ 1]
-            target[4 &* x &+ 2] = source[3 &* x &+ 2]
-            target[4 &* x &+ 3] = 255
+        let source = UnsafeRawPointer(row.baseAddress!), pixels = UnsafeMutableRawPointer(target)
+        let opaque = UInt32(0xFF00_0000).littleEndian, rgb = UInt32(0x00FF_FFFF).littleEndian
+        // 4 bytes read per 3-byte pixel, so the last pixel is copied byte by byte.
+        for x in 0..<(width - 1) {
+            let word = source.loadUnaligned(fromByteOffset: 3 &* x, as: UInt32.self)
+            pixels.storeBytes(of: word & rgb | opaque, toByteOffset: 4 &* x, as: UInt32.self)
         }
+        let last = width - 1
+        for c in 0..<3 { target[4 * last + c] = row[3 * last + c] }
+        target[4 * last + 3] = 255
     }
 
     /// Classifies row `y` into `classes`; rows y-2...y+2 (those that exist) are in the rings.
