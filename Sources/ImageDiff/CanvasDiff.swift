@@ -88,6 +88,9 @@ public final class CanvasDiff {
     }
 
     /// After the last overlap row: emits the canvas rows below the overlap (all differing).
+    /// Counts never depend on `emit`; the canvas of two small images can be huge (W×1 beside
+    /// 1×H is W×H), so a caller that will not draw it may pass `{ _, _ in }`, which costs one
+    /// call per row, not per pixel.
     public func finish(emit: (Int, UnsafeBufferPointer<UInt8>) throws -> Void) rethrows {
         precondition(overlap.isComplete, "every overlap row is pushed before finish")
         precondition(!finished, "finish is called once")
