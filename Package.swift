@@ -20,6 +20,7 @@ let package = Package(
         .library(name: "Raster", targets: ["Raster"]),
         .library(name: "MasonrySheet", targets: ["MasonrySheet"]),
         .library(name: "BitmapText", targets: ["BitmapText"]),
+        .library(name: "ImageDiff", targets: ["ImageDiff"]),
     ],
     targets: [
         // libpng and zlib from Debian (libpng-dev, zlib1g-dev).
@@ -41,6 +42,7 @@ let package = Package(
         .target(name: "Raster", swiftSettings: rasterSettings),
         // The built-in font and the text and box painters; FONT-LICENSE is the font's notice.
         .target(name: "BitmapText", dependencies: ["Raster"], exclude: ["FONT-LICENSE"]),
+        .target(name: "ImageDiff"),
         .target(name: "MasonrySheet", dependencies: ["PNGCodec", "MasonryLayout", "Raster"]),
         .target(name: "MasonryCommand", dependencies: ["MasonrySheet"]),
         .executableTarget(name: "masonry", dependencies: ["MasonryCommand", "MasonrySheet"]),
@@ -53,6 +55,7 @@ let package = Package(
         .testTarget(name: "RasterTests", dependencies: ["Raster", "TestSupport"], resources: [.copy("Fixtures")]),
         .testTarget(name: "MasonrySheetTests", dependencies: ["MasonrySheet", "PNGCodec", "Raster", "TestSupport"]),
         .testTarget(name: "BitmapTextTests", dependencies: ["BitmapText", "MasonrySheet", "PNGCodec", "Raster", "TestSupport"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "ImageDiffTests", dependencies: ["ImageDiff", "PNGCodec", "TestSupport"], resources: [.copy("Fixtures")]),
         .testTarget(name: "HostileInputTests", dependencies: ["PNGCodec", "MasonryLayout", "Raster", "MasonrySheet", "MasonryCommand", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
