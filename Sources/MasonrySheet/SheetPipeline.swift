@@ -113,46 +113,19 @@ public enum SheetPipeline {
         } else {
             pages = request.planOnly ? [] : plan.pages
         }
-        var windows: [Int] = []
-        let budget = MemoryBudget.bytes(maxMemory: options.maxMemory)
-        for page in pages {
-            guard page.height <= Int(Int32.max) else {
-                throw SheetError(.usage, "the page would be \(page.height) px tall, over PNG's limit of \(Int32.max); "
-                                 + "use --page-height, more columns or fewer images")
-            }
-            let window = BandScheduler.windowRows(for: page, plan: plan, workers: options.jobs, budget: budget.bytes)
-            guard let rows = window.rows else {
-                let limit = budget.limitedByAddressSpace
-                    ? "the \(megabytes(budget.bytes)) MiB this process's address space limit (ulimit -v) leaves"
-                    : "--max-memory \(megabytes(options.maxMemory)) MiB"
-                throw SheetError(.usage, "painting \(page.file.displayName) would need about \(megabytes(window.needed)) MiB, "
-                                 + "over \(limit); use a smaller --width, more columns, a smaller --max-tile-aspect"
-                                 + (limit.hasPrefix("--") ? ", or raise --max-memory" : ""))
-            }
-            windows.append(rows)
-        }
+        let windows = try PageRendering.windows(
+            for: pages, plan: plan, jobs: options.jobs, maxMemory: options.maxMemory,
+            advice: "use a smaller --width, more columns, a smaller --max-tile-aspect")
 
         let publisher = Publisher()
-        var outcomes: [Int: TileOutcome] = [:]
-        var written: [(file: RawPath, width: Int, height: Int)] = []
         do throws(SheetError) {
             let total = pages.reduce(0) { $0 + $1.tiles.count }
             if !pages.isEmpty { events(.started(total: total)) }
             let counter = ProgressCounter(total: total, events: events)
             let painter = TilePainter(plan: plan, limits: limits)
-            for (page, window) in zip(pages, windows) {
-                let file = try publisher.open(page.file)
-                let scheduler = BandScheduler(page: page, painter: painter, windowRows: window)
-                do {
-                    let encoder = try PNGEncoder(fileDescriptor: file.descriptor, width: plan.width, height: page.height,
-                                                 format: plan.channels == 3 ? .rgb8 : .rgba8, settings: options.compression)
-                    let pageOutcomes = try scheduler.render(into: encoder, workerCount: options.jobs) { counter.increment() }
-                    outcomes.merge(pageOutcomes) { first, _ in first }
-                } catch {
-                    throw SheetError("cannot write \(page.file.displayName): \(error.reason)")
-                }
-                written.append((page.file, plan.width, page.height))
-            }
+            let (outcomes, written) = try PageRendering.render(
+                pages, windows: windows, plan: plan, painter: painter, publisher: publisher, jobs: options.jobs,
+                compression: options.compression) { counter.increment() }
 
             var drawn: [PlacedTile] = []
             var decodeFailures: [SkippedInput] = []
@@ -196,8 +169,6 @@ public enum SheetPipeline {
         }
     }
 
-    private static func megabytes(_ bytes: Int) -> Int { bytes / (1 << 20) + (bytes % (1 << 20) > 0 ? 1 : 0) }
-
     private static func readHeader(_ path: RawPath, limits: PNGLimits) -> Result<PNGHeader, PNGError> {
         do {
             let file = try InputFile(pathBytes: path.bytes)
@@ -213,7 +184,7 @@ public enum SheetPipeline {
 }
 
 /// Counts finished tiles across worker threads and reports progress.
-private final class ProgressCounter: @unchecked Sendable {
+final class ProgressCounter: @unchecked Sendable {
     // @unchecked Sendable: `done` is only touched while holding `lock`.
     private let lock = NSLock()
     private var done = 0

@@ -16,6 +16,8 @@ struct TilePainter: Sendable {
             case .picture(let image, let rect):
                 let painter = PicturePainter(image: plan.images[image], limits: limits, background: plan.background)
                 outcome = painter.paint(rect, into: canvas)
+            case .pairPanels(let panels):
+                outcome = PairPanelsPainter(panels: panels, limits: limits, background: plan.background).paint(into: canvas)
             }
         }
         return outcome

@@ -50,4 +50,6 @@ struct TilePlan: Sendable {
 enum Layer: Sendable {
     /// A source image, decoded, resampled to `rect` and composited over the background.
     case picture(image: Int, rect: LayoutRect)
+    /// A compare pair's baseline | current | difference triptych with its caption and frame.
+    case pairPanels(PairPanels)
 }

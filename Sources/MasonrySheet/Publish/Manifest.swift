@@ -45,11 +45,12 @@ struct Manifest {
     }
 
     /// A path as JSON text: itself when it is valid UTF-8, else its escaped display form.
-    private static func text(_ path: RawPath) -> String {
+    static func text(_ path: RawPath) -> String {
         String(validating: path.bytes, as: UTF8.self) ?? path.displayName
     }
 
-    private static func lines(_ values: [JSON]) -> String {
+    /// One value a line, indented as the manifest's lists (also the compare report's).
+    static func lines(_ values: [JSON]) -> String {
         values.isEmpty ? "[]" : "[\n" + values.map { "    " + $0.compact }.joined(separator: ",\n") + "\n  ]"
     }
 }
@@ -60,6 +61,10 @@ public enum JSON {
     case string(String)
     case object([(String, JSON)])
     case array([JSON])
+    /// A finite number, written in Swift's shortest round-trip form (`0.25`, `1e-06`).
+    case number(Double)
+    case bool(Bool)
+    case null
 
     /// One-line form with a space after each colon and comma.
     public var compact: String {
@@ -68,6 +73,9 @@ public enum JSON {
         case .string(let value): Self.quoted(value)
         case .object(let members): "{" + members.map { Self.quoted($0.0) + ": " + $0.1.compact }.joined(separator: ", ") + "}"
         case .array(let elements): "[" + elements.map(\.compact).joined(separator: ", ") + "]"
+        case .number(let value): value.description
+        case .bool(let value): value ? "true" : "false"
+        case .null: "null"
         }
     }
 

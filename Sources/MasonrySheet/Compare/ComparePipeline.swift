@@ -1,0 +1,127 @@
+import Foundation
+import ImageDiff
+import PNGCodec
+
+/// Everything that decides a compare's verdicts and files, plus how hard to work on them.
+public struct CompareOptions: Sendable {
+    /// pixelmatch's threshold and `--include-aa`.
+    public var diff = DiffOptions()
+    /// When a pair fails: `--max-diff-pixels`, `--max-diff-ratio`, `--allow-resize`, `--fail-on-missing`.
+    public var limits = CompareLimits()
+    /// Draw unchanged pairs on the review sheet too.
+    public var showUnchanged = false
+    /// Threads; changes speed only, never bytes.
+    public var jobs: Int = ProcessInfo.processInfo.activeProcessorCount
+    /// Images with more pixels are `error`s; a pair's canvas with more is not drawn pixel by pixel.
+    public var maxPixels: Int = PNGLimits.defaultMaxPixels
+    public var paging = PagingOptions()
+    public var compression: PNGEncodingSettings = .default
+    public var maxMemory: Int = 1 << 30
+
+    public init() {}
+}
+
+/// Two folders to compare and the files to write.
+public struct CompareRequest: Sendable {
+    public var baseline: RawPath
+    public var current: RawPath
+    /// The review sheet (paged as SPEC §6: `review-001.png`, … when it needs several pages).
+    public var output: RawPath
+    public var report: RawPath?
+    public var options: CompareOptions
+
+    public init(baseline: RawPath, current: RawPath, output: RawPath = RawPath("review.png"), report: RawPath? = nil,
+                options: CompareOptions = CompareOptions()) {
+        self.baseline = baseline
+        self.current = current
+        self.output = output
+        self.report = report
+        self.options = options
+    }
+}
+
+/// How many pairs ended in each status, and how many failed.
+public struct CompareSummary: Sendable, Hashable {
+    public let counts: [PairStatus: Int]
+    public let failed: Int
+
+    init(_ results: [PairResult]) {
+        counts = Dictionary(grouping: results, by: \.verdict.status).mapValues(\.count)
+        failed = results.filter(\.verdict.failed).count
+    }
+
+    /// `3 changed, 1 resized, 1 added, 1 removed, 14 unchanged; 4 failed` (statuses with no pair
+    /// are left out; errors come last, as `1 error`/`2 errors`).
+    public var line: String {
+        let order: [PairStatus] = [.changed, .resized, .added, .removed, .unchanged]
+        var parts = order.compactMap { status in counts[status].map { "\($0) \(status.rawValue)" } }
+        if let errors = counts[.error] { parts.append(errors == 1 ? "1 error" : "\(errors) errors") }
+        return (parts.isEmpty ? "no PNG files" : parts.joined(separator: ", ")) + "; \(failed) failed"
+    }
+}
+
+/// The result of a compare that wrote its files.
+public struct CompareOutcome: Sendable {
+    public let summary: CompareSummary
+    /// Every pair, in the sheet's (and the report's) order.
+    public let items: [PairResult]
+    /// The review pages written, with their sizes.
+    public let written: [(file: RawPath, width: Int, height: Int)]
+    /// Pairs drawn on the review sheet (the first ones of `items`).
+    public let drawn: Int
+}
+
+/// `masonry compare`: pair, judge, plan, paint, publish (SPEC §9).
+///
+/// Judging comes first, over every pair in parallel, and only counts (no picture): the sheet's
+/// order (failing pairs first) and paging need every verdict before the first tile is placed.
+/// Painting then decodes the drawn pairs again, both sides in one lockstep pass that fills the
+/// baseline, current and difference panels together. Pairs drawn are usually few (byte-identical
+/// pairs are never decoded, unchanged ones are not drawn), so the second decode costs little;
+/// keeping every difference picture from the first pass instead would hold memory in proportion
+/// to the number of changed pairs.
+public enum ComparePipeline {
+    /// Compares the folders and writes the review sheet and report (committed together, after
+    /// everything succeeded). Throws `SheetError` when nothing could be written: a missing
+    /// folder, bad paging options, or an unwritable output.
+    public static func run(_ request: CompareRequest, events: @escaping @Sendable (SheetEvent) -> Void = { _ in })
+        throws(SheetError) -> CompareOutcome {
+        let options = request.options
+        let excluded = [request.output] + (request.report.map { [$0] } ?? [])
+        let pairs = try ComparePairing.pairs(baseline: request.baseline, current: request.current, excluding: excluded)
+        let pixelLimits = PNGLimits(maxPixels: options.maxPixels)
+        let judged = parallelMap(count: pairs.count, jobs: options.jobs) { index in
+            PairJudging.judge(pairs[index], pixelLimits: pixelLimits, options: options.diff, limits: options.limits)
+        }
+        let items = ComparePlanner.sheetOrder(judged)
+        let shown = Array(items.prefix { options.showUnchanged || $0.verdict.status != .unchanged })
+        let plan = try ComparePlanner.plan(shown, options: options, output: request.output)
+        let windows = try PageRendering.windows(for: plan.pages, plan: plan, jobs: options.jobs, maxMemory: options.maxMemory,
+                                                advice: "use a smaller --page-height")
+
+        let publisher = Publisher()
+        do throws(SheetError) {
+            let total = shown.count
+            if total > 0 { events(.started(total: total)) }
+            let done = ProgressCounter(total: total, events: events)
+            let (outcomes, written) = try PageRendering.render(
+                plan.pages, windows: windows, plan: plan, painter: TilePainter(plan: plan, limits: pixelLimits),
+                publisher: publisher, jobs: options.jobs, compression: options.compression) { done.increment() }
+            for (index, item) in shown.enumerated() {
+                if case .failed(let reason) = outcomes[index] {
+                    events(.warning(SkippedInput(path: item.relativePath, reason: "not drawn: \(reason)")))
+                }
+            }
+            let summary = CompareSummary(items)
+            if let report = request.report {
+                let text = CompareReport(options: options, summary: summary, plan: plan, items: items).json()
+                try publisher.open(report).write(Array(text.utf8))
+            }
+            try publisher.commitAll()
+            return CompareOutcome(summary: summary, items: items, written: written, drawn: shown.count)
+        } catch {
+            publisher.discardAll()
+            throw error
+        }
+    }
+}

@@ -1,0 +1,159 @@
+import ImageDiff
+import PNGCodec
+import Raster
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Why a pair could not be compared: one line naming the side ("baseline: truncated image data").
+struct PairFailure: Error, Sendable, Hashable {
+    /// The side that could not be read.
+    let side: PairSide
+    let reason: String
+
+    /// `error` blamed on `side` (a `PairFailure` already names its side and is kept).
+    init(side: PairSide, _ error: any Error) {
+        if let failure = error as? PairFailure {
+            self = failure
+            return
+        }
+        self.side = side
+        reason = "\(side.rawValue): \((error as? PNGError)?.reason ?? "\(error)")"
+    }
+}
+
+/// One of the two folders of a compare.
+enum PairSide: String, Sendable {
+    case baseline, current
+}
+
+/// What a caller that draws a pair sees while it is decoded (`PairDecoding.compare`): every
+/// row of each image, in its decoder's format, and every row of the difference's canvas.
+protocol PairRowObserver: AnyObject {
+    /// Whether canvas rows are wanted at all (a huge canvas is not visited pixel by pixel).
+    var drawsCanvas: Bool { get }
+    /// Called once both decoders are open, with the format of the rows that follow.
+    func start(baseline: StreamingResampler.SourceFormat, current: StreamingResampler.SourceFormat)
+    func baselineRow(_ y: Int, _ row: UnsafeBufferPointer<UInt8>)
+    func currentRow(_ y: Int, _ row: UnsafeBufferPointer<UInt8>)
+    /// Canvas row `y` of classes; `diff.paintPictureRow` may be called from here.
+    func canvasRow(_ y: Int, classes: UnsafeBufferPointer<UInt8>, diff: CanvasDiff)
+}
+
+/// Reading both files of a pair: streaming SHA-256, headers, and the lockstep decode that feeds
+/// `CanvasDiff`. The baseline is decoded on the calling thread; the current image is decoded on
+/// a second thread behind a `RowPuller`, so each overlap row of both is at hand at once and
+/// memory stays a few rows of each image, whatever their heights.
+enum PairDecoding {
+    /// The SHA-256 of the file's bytes, read in 64 KiB blocks.
+    static func sha256(of path: RawPath) throws(PNGError) -> [UInt8] {
+        let file = try InputFile(pathBytes: path.bytes)
+        var hasher = ImageDiff.SHA256()
+        let block = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 16, alignment: 16)
+        defer { block.deallocate() }
+        while true {
+            let got = read(file.descriptor, block.baseAddress, block.count)
+            if got < 0 {
+                if errno == EINTR { continue }
+                throw PNGError(.io, String(cString: strerror(errno)))
+            }
+            if got == 0 { break }
+            hasher.update(UnsafeRawBufferPointer(rebasing: block[..<got]))
+        }
+        return hasher.finalize()
+    }
+
+    /// The file's PNG header, refused when over `limits`.
+    static func header(of path: RawPath, limits: PNGLimits) throws(PNGError) -> PNGHeader {
+        let file = try InputFile(pathBytes: path.bytes)
+        var prefix = [UInt8](repeating: 0, count: PNGHeader.byteCount)
+        let count = try file.readPrefix(into: &prefix)
+        let header = try PNGHeader(parsing: Array(prefix[..<count]))
+        if let refusal = limits.refusal(width: header.width, height: header.height) { throw refusal }
+        return header
+    }
+
+    /// Decodes both images in lockstep and compares them by pixelmatch's rule (SPEC §9). With an
+    /// `observer`, it also receives every row of both images and (if it draws the canvas) of the
+    /// canvas; without one, only counts are made (rows below the overlap are not visited).
+    static func compare(baseline: RawPath, current: RawPath, limits: PNGLimits, options: DiffOptions,
+                        observer: PairRowObserver? = nil) throws(PairFailure) -> CanvasDiff {
+        let baselineDecoder: PNGDecoder
+        let currentDecoder: PNGDecoder
+        do {
+            baselineDecoder = try PNGDecoder(file: InputFile(pathBytes: baseline.bytes), limits: limits, compactOpaqueRows: true)
+        } catch { throw PairFailure(side: .baseline, error) }
+        do {
+            currentDecoder = try PNGDecoder(file: InputFile(pathBytes: current.bytes), limits: limits, compactOpaqueRows: true)
+        } catch { throw PairFailure(side: .current, error) }
+        let b = baselineDecoder.header, c = currentDecoder.header
+        let diff = CanvasDiff(baselineWidth: b.width, baselineHeight: b.height, currentWidth: c.width,
+                              currentHeight: c.height, options: options)
+        let baselineRows = DiffRowFormat(baselineDecoder), currentRows = DiffRowFormat(currentDecoder)
+        let canvasObserver = observer?.drawsCanvas == true ? observer : nil
+        let emit: (Int, UnsafeBufferPointer<UInt8>) -> Void = { y, classes in
+            canvasObserver?.canvasRow(y, classes: classes, diff: diff)
+        }
+        observer?.start(baseline: StreamingResampler.SourceFormat(baselineDecoder),
+                        current: StreamingResampler.SourceFormat(currentDecoder))
+        let producer = UncheckedSendable(currentDecoder)
+        let puller = RowPuller(rowBytes: c.width * currentDecoder.rowFormat.channels) { deliver in
+            do {
+                try producer.value.readRows { _, row in try deliver(row) }
+            } catch let error as RowPuller.Closed {
+                throw error
+            } catch {
+                throw PairFailure(side: .current, error)
+            }
+        }
+        defer { puller.close() }
+        var currentY = 0
+        do {
+            try baselineDecoder.readRows { y, row in
+                observer?.baselineRow(y, row)
+                guard y < diff.overlapHeight else { return }
+                guard let other = try puller.next() else { throw PairFailure(side: .current, PNGError(.malformed, "too few rows")) }
+                observer?.currentRow(currentY, other)
+                currentY += 1
+                diff.push(baseline: baselineRows.diffRow(row), current: currentRows.diffRow(other), emit: emit)
+            }
+            while let other = try puller.next() {
+                observer?.currentRow(currentY, other)
+                currentY += 1
+            }
+        } catch let error as PairFailure {
+            throw error
+        } catch {
+            throw PairFailure(side: .baseline, error)
+        }
+        diff.finish(emit: canvasObserver == nil ? { _, _ in } : emit)
+        return diff
+    }
+}
+
+/// Rows as `CanvasDiff` takes them (RGBA8 or opaque RGB8): grey rows are widened to RGB8 in a
+/// buffer of one row; other rows pass through.
+private final class DiffRowFormat {
+    private let wide: UnsafeMutableBufferPointer<UInt8>?
+
+    init(_ decoder: PNGDecoder) {
+        wide = decoder.rowFormat == .grey8 ? .allocate(capacity: 3 * decoder.header.width) : nil
+    }
+
+    deinit { wide?.deallocate() }
+
+    func diffRow(_ row: UnsafeBufferPointer<UInt8>) -> UnsafeBufferPointer<UInt8> {
+        guard let wide else { return row }
+        for x in 0..<row.count {
+            let v = row[x]
+            wide[3 &* x] = v; wide[3 &* x &+ 1] = v; wide[3 &* x &+ 2] = v
+        }
+        return UnsafeBufferPointer(wide)
+    }
+}
+
+/// Hands a value that one thread creates and then only another thread uses to that thread.
+struct UncheckedSendable<Value>: @unchecked Sendable {
+    let value: Value
+    init(_ value: Value) { self.value = value }
+}

@@ -1,0 +1,83 @@
+import ImageDiff
+import PNGCodec
+
+/// One side of a pair as the report shows it.
+public struct PairSideInfo: Sendable, Hashable {
+    public let width: Int
+    public let height: Int
+    /// Lower-case hex SHA-256 of the file's bytes.
+    public let sha256: String
+}
+
+/// What the first pass learnt about one pair: its sides, counts and verdict (SPEC §9).
+public struct PairResult: Sendable {
+    public let relativePath: RawPath
+    let pair: ComparePair
+    /// Nil when that side is absent or unreadable.
+    public var baseline: PairSideInfo?
+    public var current: PairSideInfo?
+    /// Counts, for a pair whose pixels were compared or whose bytes are equal; nil otherwise.
+    public var diffPixels: Int?
+    public var aaPixels: Int?
+    public var diffRatio: Double?
+    /// The box of the pixels counted in `diffPixels` (canvas coordinates), nil when there are none.
+    public var bounds: ImageDiff.PixelRect?
+    public var verdict: PairVerdict
+    /// Why the pair is an `error`.
+    public var reason: String?
+}
+
+/// The first pass over a pair: hash both files; equal bytes are `unchanged` without decoding;
+/// otherwise decode both in lockstep and count (no picture is made).
+enum PairJudging {
+    static func judge(_ pair: ComparePair, pixelLimits: PNGLimits, options: DiffOptions, limits: CompareLimits) -> PairResult {
+        var result = PairResult(relativePath: pair.relativePath, pair: pair, verdict: PairVerdict(.unreadable, limits: limits))
+        var reasons: [String] = []
+        func side(_ path: RawPath?, problem: String?, _ which: PairSide) -> (PairSideInfo, [UInt8])? {
+            guard let path else { return nil }
+            if let problem {
+                reasons.append("\(which.rawValue): \(problem)")
+                return nil
+            }
+            do {
+                let digest = try PairDecoding.sha256(of: path)
+                let header = try PairDecoding.header(of: path, limits: pixelLimits)
+                return (PairSideInfo(width: header.width, height: header.height, sha256: ImageDiff.SHA256.hex(digest)), digest)
+            } catch {
+                reasons.append(PairFailure(side: which, error).reason)
+                return nil
+            }
+        }
+        let b = side(pair.baseline, problem: pair.baselineProblem, .baseline)
+        let c = side(pair.current, problem: pair.currentProblem, .current)
+        result.baseline = b?.0
+        result.current = c?.0
+        guard reasons.isEmpty else {
+            result.reason = reasons.joined(separator: "; ")
+            return result
+        }
+        let findings: PairFindings
+        switch (b, c) {
+        case (nil, _?): findings = .onlyCurrent
+        case (_?, nil): findings = .onlyBaseline
+        case let (b?, c?) where b.1 == c.1:
+            findings = .identicalBytes
+            (result.diffPixels, result.aaPixels, result.diffRatio) = (0, 0, 0)
+        case (_?, _?):
+            do {
+                let diff = try PairDecoding.compare(baseline: pair.baseline!, current: pair.current!,
+                                                    limits: pixelLimits, options: options)
+                findings = diff.findings
+                (result.diffPixels, result.aaPixels, result.diffRatio) = (diff.diffPixels, diff.aaPixels, diff.diffRatio)
+                result.bounds = diff.bounds
+            } catch {
+                result.reason = error.reason
+                if error.side == .baseline { result.baseline = nil } else { result.current = nil }
+                return result
+            }
+        case (nil, nil): preconditionFailure("a pair has at least one side")
+        }
+        result.verdict = PairVerdict(findings, limits: limits)
+        return result
+    }
+}

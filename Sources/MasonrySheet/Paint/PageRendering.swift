@@ -1,0 +1,57 @@
+import MasonryLayout
+import PNGCodec
+
+/// Paints the pages of a plan into their files, for every kind of run (a render, a compare):
+/// checks each page against the memory budget before anything is allocated, then paints it with
+/// the band scheduler while its PNG is encoded into a file the publisher will commit.
+enum PageRendering {
+    /// Each page's band window, or a usage error when a page is too tall for PNG or its painting
+    /// would need more than `maxMemory` (or the address space left).
+    static func windows(for pages: [PagePlan], plan: SheetPlan, jobs: Int, maxMemory: Int,
+                        advice: String) throws(SheetError) -> [Int] {
+        var windows: [Int] = []
+        let budget = MemoryBudget.bytes(maxMemory: maxMemory)
+        for page in pages {
+            guard page.height <= Int(Int32.max) else {
+                throw SheetError(.usage, "the page would be \(page.height) px tall, over PNG's limit of \(Int32.max); "
+                                 + "use --page-height, more columns or fewer images")
+            }
+            let window = BandScheduler.windowRows(for: page, plan: plan, workers: jobs, budget: budget.bytes)
+            guard let rows = window.rows else {
+                let limit = budget.limitedByAddressSpace
+                    ? "the \(megabytes(budget.bytes)) MiB this process's address space limit (ulimit -v) leaves"
+                    : "--max-memory \(megabytes(maxMemory)) MiB"
+                throw SheetError(.usage, "painting \(page.file.displayName) would need about \(megabytes(window.needed)) MiB, "
+                                 + "over \(limit); \(advice)" + (limit.hasPrefix("--") ? ", or raise --max-memory" : ""))
+            }
+            windows.append(rows)
+        }
+        return windows
+    }
+
+    /// Paints and encodes `pages` (with their `windows`) into files opened on `publisher`;
+    /// returns every tile's outcome by index and the files written with their sizes.
+    static func render(_ pages: [PagePlan], windows: [Int], plan: SheetPlan, painter: TilePainter,
+                       publisher: Publisher, jobs: Int, compression: PNGEncodingSettings,
+                       onTileDone: @escaping @Sendable () -> Void) throws(SheetError)
+        -> (outcomes: [Int: TileOutcome], written: [(file: RawPath, width: Int, height: Int)]) {
+        var outcomes: [Int: TileOutcome] = [:]
+        var written: [(file: RawPath, width: Int, height: Int)] = []
+        for (page, window) in zip(pages, windows) {
+            let file = try publisher.open(page.file)
+            let scheduler = BandScheduler(page: page, painter: painter, windowRows: window)
+            do {
+                let encoder = try PNGEncoder(fileDescriptor: file.descriptor, width: plan.width, height: page.height,
+                                             format: plan.channels == 3 ? .rgb8 : .rgba8, settings: compression)
+                let pageOutcomes = try scheduler.render(into: encoder, workerCount: jobs, onTileDone: onTileDone)
+                outcomes.merge(pageOutcomes) { first, _ in first }
+            } catch {
+                throw SheetError("cannot write \(page.file.displayName): \(error.reason)")
+            }
+            written.append((page.file, plan.width, page.height))
+        }
+        return (outcomes, written)
+    }
+
+    static func megabytes(_ bytes: Int) -> Int { bytes / (1 << 20) + (bytes % (1 << 20) > 0 ? 1 : 0) }
+}
