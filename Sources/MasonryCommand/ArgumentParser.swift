@@ -26,12 +26,14 @@ struct ParsedArguments: Equatable {
     var paths: [OptionSpec.Key: RawPath] = [:]
 }
 
-/// Splits raw argument bytes into options and inputs, by `optionTable`.
+/// Splits raw argument bytes into options and inputs, by an option table (`optionTable` for a
+/// render, `compareOptionTable` for `masonry compare`).
 /// Accepts `--name value`, `--name=value`, `-x value`, `-xvalue`, and `--`
 /// before inputs that begin with a dash. Option names are ASCII; input paths
 /// stay raw bytes.
 enum ArgumentParser {
-    static func parse(_ arguments: [[UInt8]]) throws(UsageError) -> CommandAction {
+    static func parse(_ arguments: [[UInt8]], table: [OptionSpec] = optionTable,
+                      inputs inputNames: String = "<input> ...") throws(UsageError) -> CommandAction {
         var parsed = ParsedArguments()
         var index = 0
         var onlyInputs = false
@@ -43,7 +45,7 @@ enum ArgumentParser {
                 continue
             }
             if argument == [0x2D, 0x2D] { onlyInputs = true; continue }
-            let (spec, inlineValue) = try lookUp(argument)
+            let (spec, inlineValue) = try lookUp(argument, in: table)
             if spec.key == .help { return .help }
             if spec.key == .version { return .version }
             guard spec.value != nil else {
@@ -66,23 +68,23 @@ enum ArgumentParser {
         if parsed.flags.isSuperset(of: [.progress, .noProgress]) {
             throw UsageError("'--progress' and '--no-progress' cannot be used together")
         }
-        guard !parsed.inputs.isEmpty else { throw UsageError("Missing expected argument '<input> ...'") }
+        guard !parsed.inputs.isEmpty else { throw UsageError("Missing expected argument '\(inputNames)'") }
         return .render(parsed)
     }
 
     /// The option an argument names, and the value written into the same argument.
-    private static func lookUp(_ argument: [UInt8]) throws(UsageError) -> (OptionSpec, [UInt8]?) {
+    private static func lookUp(_ argument: [UInt8], in table: [OptionSpec]) throws(UsageError) -> (OptionSpec, [UInt8]?) {
         let text = RawPath(bytes: argument).displayName
         if argument.starts(with: [0x2D, 0x2D]) {
             let body = argument.dropFirst(2)
             let equals = body.firstIndex(of: UInt8(ascii: "="))
             let name = String(decoding: body[..<(equals ?? body.endIndex)], as: UTF8.self)
-            guard let spec = optionTable.first(where: { $0.long == name }) else {
+            guard let spec = table.first(where: { $0.long == name }) else {
                 throw UsageError("Unknown option '\(text)'")
             }
             return (spec, equals.map { Array(body[($0 + 1)...]) })
         }
-        guard let spec = optionTable.first(where: { $0.short.map { Array($0.utf8) } == [argument[1]] }) else {
+        guard let spec = table.first(where: { $0.short.map { Array($0.utf8) } == [argument[1]] }) else {
             throw UsageError("Unknown option '\(text)'")
         }
         let rest = Array(argument.dropFirst(2))

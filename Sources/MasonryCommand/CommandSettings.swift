@@ -127,8 +127,8 @@ enum CommandSettings {
         }
     }
 
-    private static func invalid(_ key: OptionSpec.Key, _ text: String, _ why: String) -> UsageError {
-        let spec = optionTable.first { $0.key == key }!
+    static func invalid(_ key: OptionSpec.Key, _ text: String, _ why: String) -> UsageError {
+        let spec = (optionTable + compareOptionTable).first { $0.key == key }!
         return UsageError("Invalid value '\(RawPath(text).displayName)' for '\(ArgumentParser.displayName(of: spec))': \(why)")
     }
 }

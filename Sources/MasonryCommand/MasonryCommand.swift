@@ -14,6 +14,9 @@ public enum MasonryCommand {
     /// Runs the command with the given arguments (without the program name),
     /// as raw bytes so paths that are not UTF-8 survive.
     public static func run(arguments: [[UInt8]], output: Terminal = .standard) -> Int32 {
+        if arguments.first == Array("compare".utf8) {
+            return CompareCommand.run(arguments: Array(arguments.dropFirst()), output: output)
+        }
         let action: CommandAction
         let request: SheetRequest
         let settings: OutputSettings

@@ -6,6 +6,8 @@ struct OptionSpec: Sendable {
         case maxTileAspect, sort, reverse, recursive, manifest, pageHeight, perPage, page, planOnly
         case jobs, maxPixels, maxMemory, compression
         case quiet, progress, noProgress, strict, help, version
+        // masonry compare (CompareCommand.swift)
+        case threshold, includeAA, maxDiffPixels, maxDiffRatio, allowResize, failOnMissing, showUnchanged, report
     }
 
     let key: Key
@@ -76,13 +78,7 @@ enum HelpText {
     static var full: String {
         var lines = ["OVERVIEW: \(overview)", "", "USAGE: \(usage)", "", "ARGUMENTS:",
                      row("<input>", "PNG files, or folders whose *.png files are read."), "", "OPTIONS:"]
-        for option in optionTable {
-            var names = option.short.map { "-\($0), " } ?? ""
-            names += "--\(option.long)"
-            if let value = option.value { names += " <\(value)>" }
-            let help = option.help + (option.defaultText.map { " (default: \($0))" } ?? "")
-            lines.append(row(names, help))
-        }
+        lines += optionRows(optionTable)
         lines += ["", "EXIT STATUS:",
                   row("0", "The sheet was written (skipped inputs are warned about)."),
                   row("1", "Nothing could be written (no renderable image, unwritable output)."),
@@ -91,8 +87,18 @@ enum HelpText {
         return lines.joined(separator: "\n") + "\n"
     }
 
+    /// The help rows of `table`'s options, with their defaults.
+    static func optionRows(_ table: [OptionSpec]) -> [String] {
+        table.map { option in
+            var names = option.short.map { "-\($0), " } ?? ""
+            names += "--\(option.long)"
+            if let value = option.value { names += " <\(value)>" }
+            return row(names, option.help + (option.defaultText.map { " (default: \($0))" } ?? ""))
+        }
+    }
+
     /// One "  name    help" entry, the help wrapped to 80 columns as swift-argument-parser does.
-    private static func row(_ name: String, _ help: String) -> String {
+    static func row(_ name: String, _ help: String) -> String {
         let column = 26, limit = 80
         var lines: [String] = []
         var current = ""
