@@ -129,9 +129,11 @@ enum ComparePlanner {
         }
         // Every picture at the scale that fits the canvas in a panel, at the panel's top left.
         var place: (Int, Int, LayoutRect) -> LayoutRect = { _, _, box in box }
+        var scale: (Int) -> Int = { $0 }
         if let canvas = canvas(result) {
             let byWidth = scaled(canvas.height, width, canvas.width) <= height
             let (numerator, denominator) = byWidth ? (width, canvas.width) : (height, canvas.height)
+            scale = { value in value * numerator / denominator }
             place = { w, h, box in
                 LayoutRect(x: box.x, y: box.y, width: min(box.width, scaled(w, numerator, denominator)),
                            height: min(box.height, scaled(h, numerator, denominator)))
@@ -143,12 +145,21 @@ enum ComparePlanner {
         }
         let baseline = side(result.baseline, result.pair.baseline, boxes[0])
         let current = side(result.current, result.pair.current, boxes[1])
-        var difference: LayoutRect?
+        var difference: LayoutRect?, highlight: LayoutRect?
         if baseline != nil, current != nil, let canvas = canvas(result) {
-            difference = place(canvas.width, canvas.height, boxes[2])
+            let panel = place(canvas.width, canvas.height, boxes[2])
+            difference = panel
+            if let bounds = result.bounds {
+                // The bounds scaled into the panel, 4 px of room on each side outside the stroke.
+                let margin = 6
+                let x0 = panel.x + scale(bounds.x) - margin, y0 = panel.y + scale(bounds.y) - margin
+                let x1 = panel.x + scale(bounds.x + bounds.width - 1) + 1 + margin
+                let y1 = panel.y + scale(bounds.y + bounds.height - 1) + 1 + margin
+                highlight = LayoutRect(x: x0, y: y0, width: x1 - x0, height: y1 - y0)
+            }
         }
         let captionWidth = frame.width - 2 * style.padding
-        return PairPanels(baseline: baseline, current: current, difference: difference, panels: boxes,
+        return PairPanels(baseline: baseline, current: current, difference: difference, highlight: highlight, panels: boxes,
                           caption: caption(result).map { $0.fitted(toWidth: captionWidth, in: PairPanels.font) },
                           captionOrigin: (frame.x + style.padding, frame.y + style.padding + height + style.captionGap),
                           frame: frame, frameColor: style.frameColor(result.verdict), frameWidth: result.verdict.failed ? 4 : 2,

@@ -13,6 +13,9 @@ struct PairPanels: Sendable {
     let current: (image: PlannedImage, rect: LayoutRect)?
     /// Where the difference picture goes, when both sides are drawn.
     let difference: LayoutRect?
+    /// A box around the differing pixels in the difference panel, so a change of a few pixels is
+    /// found at a glance on a shrunk panel (nil without differing pixels).
+    let highlight: LayoutRect?
     /// The three panel boxes, outlined so white pictures stand out from the sheet.
     let panels: [LayoutRect]
     let caption: [TextLine]
@@ -28,6 +31,7 @@ struct PairPanels: Sendable {
 
     static let font = BitmapFont.builtIn(.small)
     static let outline = RGBA8Color(r: 0xC8, g: 0xC8, b: 0xC8)
+    static let highlightColor = RGBA8Color(r: 0xFF, g: 0x00, b: 0xFF, a: 0xC0)
     static let captionColor = RGBA8Color(r: 0x20, g: 0x20, b: 0x20)
 }
 
@@ -73,6 +77,11 @@ struct PairPanelsPainter {
         for panel in panels.panels {
             BoxPainter.stroke((panel.x - 1, panel.y - 1, panel.width + 2, panel.height + 2), lineWidth: 1,
                               color: PairPanels.outline, clip: clip, channels: canvas.channels, row: row)
+        }
+        if let box = panels.highlight, let difference = panels.difference {
+            BoxPainter.stroke((box.x, box.y, box.width, box.height), lineWidth: 2, color: PairPanels.highlightColor,
+                              clip: (difference.x, difference.y, difference.width, difference.height),
+                              channels: canvas.channels, row: row)
         }
         for (number, line) in panels.caption.enumerated() {
             TextPainter.draw(line, font: PairPanels.font, color: PairPanels.captionColor, x: panels.captionOrigin.x,
