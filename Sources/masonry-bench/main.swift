@@ -26,6 +26,8 @@ struct BenchOptions {
     var sweep = false
     var skipHuge = false
     var floorOnly = false
+    /// Run only the `masonry compare` stage (CompareStage.swift).
+    var compareOnly = false
     var seed: UInt64 = 20_240_601
 }
 
@@ -47,6 +49,7 @@ func parseOptions() -> BenchOptions {
         case "--sweep": options.sweep = true
         case "--skip-huge": options.skipHuge = true
         case "--floor-only": options.floorOnly = true
+        case "--compare-only": options.compareOnly = true
         case "-h", "--help":
             print("""
             usage: masonry-bench [--quick] [--json path] [--corpus dir] [--runs n] [--masonry path]
@@ -58,6 +61,7 @@ func parseOptions() -> BenchOptions {
               --masonry    the masonry executable [the one next to this binary]
               --sweep      also time more zlib level/strategy/filter choices on the sheet
               --skip-huge  skip the 20000×20000 peak-RSS run
+              --compare-only  run only the masonry compare stage (40 pairs of 1280×800; quick 20)
             """)
             exit(0)
         default: fail("unknown argument \(argument) (see --help)")
@@ -356,6 +360,13 @@ do {
         }
         exit(0)
     }
+    let comparePairs = options.quick ? 20 : 40
+    if options.compareOnly {
+        try compareStage(masonry: masonry, root: corpusRoot, runs: runs, cores: cores, pairs: comparePairs)
+        printTable()
+        for row in results where !row.note.isEmpty { print("  \(row.stage) / \(row.metric): \(row.note)") }
+        exit(0)
+    }
     try headerPass(folder: corpusRoot + "/headers", runs: runs, cores: cores)
     try layoutStage(runs: runs)
     let single = try decodeFloorSingle(paths: bySize, runs: max(1, runs / 2 + 1), megapixels: megapixels)
@@ -428,6 +439,7 @@ do {
         record(ResultRow(stage: "memory", metric: "peak RSS, one \(side)×\(side) input", value: hugeMiB, unit: "MiB",
                          goal: "< 128", pass: hugeMiB < 128, note: String(format: "%.2f s wall", huge.wallSeconds)))
     }
+    try compareStage(masonry: masonry, root: corpusRoot, runs: runs, cores: cores, pairs: comparePairs)
 
     print(String(format: "masonry-bench%@: %d photos, %.1f MP, %.1f MB; %d cores; median of %d runs; spread = ±(max-min)/2 of the median",
                  options.quick ? " --quick" : "", photos.count, megapixels, megabytes, cores, runs))
