@@ -16,15 +16,16 @@ func compareStage(masonry: String, root: String, runs: Int, cores: Int, pairs: I
     let arguments = [base, current, "-o", review, "-q", "-j", "\(cores)"]
     decodeAllCores(paths, cores: cores, compact: true)                              // warm-up
     _ = try runChild(masonry, ["compare"] + arguments)                               // warm-up
-    var floor: [Double] = [], wall: [Double] = [], rss: [Int] = [], ratios: [Double] = []
+    var floor: [Double] = [], wall: [Double] = [], rss: [Int] = [], ratios: [Double] = [], cpuRatios: [Double] = []
     for _ in 0..<runs {
-        let start = now()
+        let start = now(), startCPU = processCPUSeconds()
         decodeAllCores(paths, cores: cores, compact: true)
-        let floorTime = now() - start
+        let floorTime = now() - start, floorCPU = processCPUSeconds() - startCPU
         let child = try runChild(masonry, ["compare"] + arguments)
         guard child.exitStatus == 1 else { throw BenchError("masonry compare exited with \(child.exitStatus), expected 1") }
         floor.append(floorTime); wall.append(child.wallSeconds); rss.append(child.peakRSSBytes)
         ratios.append(child.wallSeconds / floorTime)
+        cpuRatios.append(child.cpuSeconds / floorCPU)
     }
     let floorStats = Stats(samples: floor), wallStats = Stats(samples: wall), ratio = Stats(samples: ratios)
     record(ResultRow(stage: "compare", metric: "decode floor, \(paths.count) images, \(cores) threads", value: floorStats.median,
@@ -36,14 +37,18 @@ func compareStage(masonry: String, root: String, runs: Int, cores: Int, pairs: I
     record(ResultRow(stage: "compare", metric: "wall ÷ floor (same round)", value: ratio.median, unit: "×",
                      spread: ratio.spreadPercent, goal: "≤ 1.3", pass: ratio.median <= 1.3,
                      note: "per round: " + ratios.map { String(format: "%.3f", $0) }.joined(separator: " ")))
+    let cpuRatio = Stats(samples: cpuRatios)
+    record(ResultRow(stage: "compare", metric: "CPU ÷ floor CPU (same round)", value: cpuRatio.median, unit: "×",
+                     spread: cpuRatio.spreadPercent, note: "less sensitive than wall time to other load on the machine"))
     let mib = Double(rss.max() ?? 0) / 1_048_576
     record(ResultRow(stage: "compare", metric: "peak RSS", value: mib, unit: "MiB", goal: "< 256", pass: mib < 256))
 }
 
-/// The suite, written once (kept between runs like the other corpora).
+/// The suite, written once (kept between runs like the other corpora; a marker names its version).
 private func writeScreenshotSuite(base: String, current: String, pairs: Int) throws {
     let width = 1280, height = 800
-    guard listPNGs(base).count != pairs || listPNGs(current).count != pairs else { return }
+    let marker = base + "/../suite-v2-\(pairs)"
+    guard !FileManager.default.fileExists(atPath: marker) else { return }
     for folder in [base, current] {
         try? FileManager.default.removeItem(atPath: folder)
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
@@ -56,22 +61,34 @@ private func writeScreenshotSuite(base: String, current: String, pairs: Int) thr
         try Data(PNGEncoder.encode(pixels: pixels, width: width, height: height, format: .rgb8,
                                    settings: PNGEncodingSettings(level: 1))).write(to: URL(fileURLWithPath: current + name))
     }
+    FileManager.default.createFile(atPath: marker, contents: Data())
 }
 
-/// A flat UI screen (RGB8): a top bar, a side menu, cards of text-like bars, a button.
+/// A UI screen (RGB8): a top bar, a side menu, cards of text-like lines (random glyph cells of
+/// dark and anti-aliased grey pixels, so files are about as large as real screenshots), a button.
 private func screenshot(width: Int, height: Int, seed: UInt64) -> [UInt8] {
     var random = SplitMix64(seed: seed)
     var pixels = [UInt8](repeating: 246, count: width * height * 3)
+    func text(_ x0: Int, _ y0: Int, length: Int, ink: [UInt8]) {
+        for cell in 0..<(length / 7) {
+            let bits = random.next()
+            for row in 0..<10 {
+                for column in 0..<5 where bits >> UInt64((row * 5 + column) % 64) & 1 == 1 {
+                    let edge = column == 0 || row == 9
+                    fill(&pixels, width: width, x0 + cell * 7 + column, y0 + row, x0 + cell * 7 + column + 1, y0 + row + 1,
+                         edge ? [150, 152, 160] : ink)
+                }
+            }
+        }
+    }
     fill(&pixels, width: width, 0, 0, width, 56, [32, 36, 48])
+    text(24, 22, length: 200, ink: [255, 255, 255])
     fill(&pixels, width: width, 0, 56, 220, height, [255, 255, 255])
-    for item in 0..<10 { fill(&pixels, width: width, 24, 80 + 36 * item, 24 + random.int(80...160), 92 + 36 * item, [90, 94, 110]) }
+    for item in 0..<10 { text(24, 80 + 36 * item, length: random.int(80...160), ink: [70, 74, 90]) }
     for card in 0..<6 {
         let x0 = 250 + (card % 3) * 340, y0 = 90 + (card / 3) * 320
         fill(&pixels, width: width, x0, y0, x0 + 320, y0 + 290, [255, 255, 255])
-        for line in 0..<8 {
-            fill(&pixels, width: width, x0 + 20, y0 + 24 + 32 * line, x0 + 20 + random.int(120...280), y0 + 36 + 32 * line,
-                 [UInt8(180 + random.int(0...30)), 204, 214])
-        }
+        for line in 0..<8 { text(x0 + 20, y0 + 24 + 32 * line, length: random.int(120...280), ink: [40, 44, 56]) }
     }
     fill(&pixels, width: width, 1080, 720, 1250, 770, [40, 110, 220])
     return pixels

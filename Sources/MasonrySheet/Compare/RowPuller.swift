@@ -5,6 +5,10 @@ import Foundation
 /// its own and copies its rows into a ring of at most `capacity` rows; `next()` returns them in
 /// order. Memory is `capacity` rows, whatever the image's height.
 ///
+/// A side that has to wait sleeps until the ring is half full (consumer) or half empty
+/// (producer), and is woken only then: handing over row by row would cost two thread
+/// switches a row, which on a busy machine took longer than decoding.
+///
 /// `next()` is called from one thread only. A row returned by `next()` stays valid until the
 /// following call. `close()` (also run on deinit) stops a producer that has not finished and
 /// joins its thread.
@@ -28,11 +32,13 @@ final class RowPuller: @unchecked Sendable {
     private var producerDone = false
     private var producerError: (any Error)?
     private var closed = false
+    private var producerWaiting = false
+    private var consumerWaiting = false
     private let joined = DispatchSemaphore(value: 0)
     private var joinedOnce = false
 
     /// Starts `produce` on a new thread; it calls `deliver` with each row of `rowBytes` bytes.
-    init(rowBytes: Int, capacity: Int = 8, produce: @escaping @Sendable (_ deliver: Deliver) throws -> Void) {
+    init(rowBytes: Int, capacity: Int = 32, produce: @escaping @Sendable (_ deliver: Deliver) throws -> Void) {
         self.rowBytes = rowBytes
         self.capacity = max(2, capacity)
         ring = .allocate(capacity: max(1, rowBytes * self.capacity))
@@ -59,7 +65,11 @@ final class RowPuller: @unchecked Sendable {
         precondition(row.count == rowBytes, "a producer delivers rows of rowBytes bytes")
         condition.lock()
         defer { condition.unlock() }
-        while !closed && count == capacity { condition.wait() }
+        if !closed && count == capacity {
+            producerWaiting = true
+            while !closed && count > capacity / 2 { condition.wait() }
+            producerWaiting = false
+        }
         if closed { throw Closed() }
         let slot = (head + count) % capacity
         // The slot is free: the consumer reads only slots counted in `count`.
@@ -67,7 +77,7 @@ final class RowPuller: @unchecked Sendable {
         _ = UnsafeMutableBufferPointer(rebasing: ring[slot * rowBytes ..< (slot + 1) * rowBytes]).update(fromContentsOf: row)
         condition.lock()
         count += 1
-        condition.broadcast()
+        if consumerWaiting && count >= capacity / 2 { condition.broadcast() }
     }
 
     /// The next row, or nil after the last one; rethrows what the producer threw.
@@ -78,9 +88,13 @@ final class RowPuller: @unchecked Sendable {
             holding = false
             head = (head + 1) % capacity
             count -= 1
-            condition.broadcast()
+            if producerWaiting && count <= capacity / 2 { condition.broadcast() }
         }
-        while count == 0 && !producerDone { condition.wait() }
+        if count == 0 && !producerDone {
+            consumerWaiting = true
+            while count < capacity / 2 && !producerDone { condition.wait() }
+            consumerWaiting = false
+        }
         guard count > 0 else {
             if let producerError { throw producerError }
             return nil
