@@ -43,8 +43,8 @@ let package = Package(
         // The built-in font and the text and box painters; FONT-LICENSE is the font's notice.
         .target(name: "BitmapText", dependencies: ["Raster"], exclude: ["FONT-LICENSE"]),
         .target(name: "ImageDiff"),
-        .target(name: "MasonrySheet", dependencies: ["PNGCodec", "MasonryLayout", "Raster"]),
-        .target(name: "MasonryCommand", dependencies: ["MasonrySheet"]),
+        .target(name: "MasonrySheet", dependencies: ["PNGCodec", "MasonryLayout", "Raster", "BitmapText"]),
+        .target(name: "MasonryCommand", dependencies: ["MasonrySheet", "BitmapText"]),
         .executableTarget(name: "masonry", dependencies: ["MasonryCommand", "MasonrySheet"]),
         .executableTarget(name: "masonry-bench", dependencies: ["MasonrySheet", "PNGCodec", "MasonryLayout", "Raster", "TestSupport"]),
 

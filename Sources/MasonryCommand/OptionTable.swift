@@ -4,6 +4,7 @@ struct OptionSpec: Sendable {
     enum Key: Sendable, Hashable {
         case output, columns, width, columnWidth, gap, columnGap, rowGap, margin, background, order, tolerance
         case maxTileAspect, sort, reverse, recursive, manifest, pageHeight, perPage, page, planOnly
+        case caption, fontSize, captionColor, title, tileBackground, frame, enlarge
         case jobs, maxPixels, maxMemory, compression
         case quiet, progress, noProgress, strict, help, version
     }
@@ -37,6 +38,22 @@ let optionTable: [OptionSpec] = [
           help: "With shortest: take the leftmost column within this many pixels of the shortest.", defaultText: "0"),
     .init(key: .maxTileAspect, short: nil, long: "max-tile-aspect", value: "n",
           help: "A tile is never taller than n times its width; taller pictures are centred.", defaultText: "4"),
+    .init(key: .caption, short: nil, long: "caption", value: "format",
+          help: "A caption under every picture: text with {name}, {path}, {stem}, {width}, {height}, {bytes}, {index}; "
+              + "{{ and }} for braces; \\n between lines (at most 4).", defaultText: nil),
+    .init(key: .fontSize, short: nil, long: "font-size", value: "size",
+          help: "Built-in font for captions: small (6x13), medium (9x15) or large (10x20).", defaultText: "small"),
+    .init(key: .captionColor, short: nil, long: "caption-color", value: "color",
+          help: "Caption text colour.", defaultText: "black on a light tile, white on a dark one"),
+    .init(key: .title, short: nil, long: "title", value: "text",
+          help: "A title band at the top of every page (with \"page k of n\" when there are several).", defaultText: nil),
+    .init(key: .tileBackground, short: nil, long: "tile-background", value: "color",
+          help: "Painted behind each picture, so transparent pictures show their tile.", defaultText: nil),
+    .init(key: .frame, short: nil, long: "frame", value: "px[:color]",
+          help: "A border inside each tile (colour #c0c0c0 unless given).", defaultText: nil),
+    .init(key: .enlarge, short: nil, long: "enlarge", value: "mode",
+          help: "Pictures narrower than their column: smooth (enlarged, bicubic), pixelated (enlarged, nearest "
+              + "neighbour) or never (own size, centred).", defaultText: "smooth"),
     .init(key: .sort, short: nil, long: "sort", value: "key",
           help: "Input order: natural, name, mtime, size or none.", defaultText: "natural"),
     .init(key: .reverse, short: nil, long: "reverse", value: nil, help: "Reverse the input order.", defaultText: nil),

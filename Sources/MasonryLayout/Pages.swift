@@ -103,12 +103,12 @@ public struct PagedLayout: Sendable {
     /// that is taller) plus the insets and the header band.
     public static func smallestMaxHeight(configuration: LayoutConfiguration, sizes: [LayoutSize], bandHeight: Int,
                                          headerHeight: Int) -> Int {
-        let widths = Set(configuration.columnWidths)
+        // Columns of equal width give equal heights: only the first of each width matters.
+        let columns = configuration.columnWidths.indices.filter { $0 == 0 || configuration.columnWidths[$0] != configuration.columnWidths[$0 - 1] }
         var tallest = 0
         for size in sizes where size.width >= 1 && size.height >= 1 {
-            for width in widths {
-                let (height, _) = tileHeight(columnWidth: width, sourceWidth: size.width, sourceHeight: size.height,
-                                             cap: configuration.maxTileAspect * width)
+            for column in columns {
+                let (height, _) = pictureSize(configuration, column: column, sourceWidth: size.width, sourceHeight: size.height)
                 tallest = max(tallest, height)
             }
         }

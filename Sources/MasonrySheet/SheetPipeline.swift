@@ -16,6 +16,10 @@ public struct SheetOptions: Sendable {
     public var compression: PNGEncodingSettings = .default
     /// How the wall is cut into pages (SPEC §6).
     public var paging = PagingOptions()
+    /// Captions, tile background, frame and enlarging (SPEC §7).
+    public var style = TileStyle()
+    /// A band at the top of every page with this text (and "page k of n" when paged).
+    public var title: String?
     /// The most memory painting may hold at once (SPEC §5); a plan that needs more is refused
     /// before anything is allocated, naming the option to change.
     public var maxMemory: Int = 1 << 30
@@ -86,10 +90,12 @@ public enum SheetPipeline {
         let headers = parallelMap(count: candidates.count, jobs: options.jobs) { index in
             readHeader(candidates[index].path, limits: limits)
         }
-        var images: [(path: RawPath, header: PNGHeader)] = []
+        var images: [PlannedImage] = []
         for (candidate, result) in zip(candidates, headers) {
             switch result {
-            case .success(let header): images.append((candidate.path, header))
+            case .success(let header):
+                images.append(PlannedImage(path: candidate.path, width: header.width, height: header.height,
+                                           byteSize: candidate.byteSize))
             case .failure(let error): skipped.append(SkippedInput(path: candidate.path, reason: error.reason))
             }
         }
@@ -100,9 +106,7 @@ public enum SheetPipeline {
                              : "no renderable PNG images (\(skipped.count) skipped)")
         }
 
-        let plan = try Planner.plan(
-            images: images.map { PlannedImage(path: $0.path, width: $0.header.width, height: $0.header.height) },
-            options: options, output: request.output)
+        let plan = try Planner.plan(images: images, options: options, output: request.output)
         let pages: [PagePlan]
         if let number = request.page {
             guard (1...plan.pages.count).contains(number) else {
@@ -157,12 +161,12 @@ public enum SheetPipeline {
             var drawn: [PlacedTile] = []
             var decodeFailures: [SkippedInput] = []
             for page in pages {
-                for tile in page.tiles.sorted(by: { $0.index < $1.index }) {
-                    let path = plan.images[tile.index].path
-                    switch outcomes[tile.index] ?? .failed("not drawn") {
-                    case .drawn: drawn.append(plan.layout.tiles[tile.index])
+                for index in page.tiles.compactMap(\.index).sorted() {
+                    let path = plan.images[index].path
+                    switch outcomes[index] ?? .failed("not drawn") {
+                    case .drawn: drawn.append(plan.layout.tiles[index])
                     case .drawnWithWarning(let reason):
-                        drawn.append(plan.layout.tiles[tile.index])
+                        drawn.append(plan.layout.tiles[index])
                         events(.warning(SkippedInput(path: path, reason: reason)))
                     case .failed(let reason):
                         decodeFailures.append(SkippedInput(path: path, reason: reason))
@@ -177,7 +181,7 @@ public enum SheetPipeline {
 
             if let manifest = request.manifest {
                 let version = request.planOnly || request.page != nil || plan.pages.count > 1
-                    || options.paging.maxImagesPerPage > 0 ? 2 : 1
+                    || options.paging.maxImagesPerPage > 0 || options.style.caption != nil || options.title != nil ? 2 : 1
                 let listed = version == 1 ? drawn : plan.layout.tiles
                 let text: String
                 do {

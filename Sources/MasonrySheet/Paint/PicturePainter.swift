@@ -3,12 +3,14 @@ import PNGCodec
 import Raster
 
 /// Paints one source image into its rectangle: decodes it once, row by row, resamples it
-/// straight into the rectangle and composites it over the background. A file that fails
-/// while decoding leaves the rectangle as background and reports why.
+/// straight into the rectangle and composites it over the underlay (the background, or the
+/// tile background over it). A file that fails while decoding leaves the rectangle as
+/// underlay and reports why.
 struct PicturePainter {
     let image: PlannedImage
     let limits: PNGLimits
-    let background: RGBA8Color
+    let underlay: RGBA8Color
+    let enlarge: TileStyle.EnlargeMode
 
     func paint(_ rect: LayoutRect, into canvas: Canvas) -> TileOutcome {
         do {
@@ -16,12 +18,15 @@ struct PicturePainter {
             guard decoder.header.width == image.width, decoder.header.height == image.height else {
                 throw PNGError(.io, "file changed while it was being read")
             }
-            let resampler = StreamingResampler(sourceWidth: image.width, sourceHeight: image.height,
-                                               targetWidth: rect.width, targetHeight: rect.height,
-                                               sourceFormat: StreamingResampler.SourceFormat(decoder))
+            let format = StreamingResampler.SourceFormat(decoder)
+            let scaler: any RowScaler = enlarge == .pixelated && rect.width >= image.width && rect.height >= image.height
+                ? NearestNeighbourScaler(sourceWidth: image.width, sourceHeight: image.height, targetWidth: rect.width,
+                                         targetHeight: rect.height, sourceFormat: format)
+                : StreamingResampler(sourceWidth: image.width, sourceHeight: image.height, targetWidth: rect.width,
+                                     targetHeight: rect.height, sourceFormat: format)
             try decoder.readRows { _, row in
-                resampler.push(row: row) { targetRow, pixels in
-                    compositeOver(background: background, source: pixels,
+                scaler.push(row: row) { targetRow, pixels in
+                    compositeOver(background: underlay, source: pixels,
                                   into: canvas.pixels(y: rect.y + targetRow, x: rect.x, width: rect.width),
                                   channels: canvas.channels)
                 }
@@ -30,7 +35,7 @@ struct PicturePainter {
             return .drawn
         } catch {
             for line in 0..<rect.height {
-                fillRow(canvas.pixels(y: rect.y + line, x: rect.x, width: rect.width), with: background,
+                fillRow(canvas.pixels(y: rect.y + line, x: rect.x, width: rect.width), with: underlay,
                         channels: canvas.channels)
             }
             return .failed((error as? PNGError)?.reason ?? "\(error)")

@@ -1,3 +1,4 @@
+import BitmapText
 import MasonryLayout
 import Raster
 
@@ -18,25 +19,76 @@ public struct PagingOptions: Sendable, Hashable {
 enum Planner {
     /// The plan for `images` (their sizes from the header pass), with page files named after `output`.
     static func plan(images: [PlannedImage], options: SheetOptions, output: RawPath) throws(SheetError) -> SheetPlan {
+        let style = options.style
         let sizes = images.map { LayoutSize(width: $0.width, height: $0.height) }
-        let limits = PageLimits(maxHeight: options.paging.maxHeight, maxTiles: options.paging.maxImagesPerPage)
+        let titleBand = options.title == nil ? 0 : BitmapFont.builtIn(.large).lineHeight + 2 * titlePadding
+        let limits = PageLimits(maxHeight: options.paging.maxHeight, maxTiles: options.paging.maxImagesPerPage,
+                                headerHeight: titleBand == 0 ? 0 : titleBand + options.layout.rowGap)
         let layout: PagedLayout
-        do {
-            layout = try PagedLayout(configuration: options.layout, sizes: sizes, limits: limits)
+        do throws(LayoutError) {
+            layout = try PagedLayout(configuration: options.layout, sizes: sizes, bandHeight: style.captionBandHeight,
+                                     limits: limits)
         } catch {
             throw SheetError(.usage, "--page-height \(options.paging.maxHeight) is too small: \(error.description)")
         }
+        let underlay = underlay(style.tileBackground, over: options.background)
+        let textColor = style.captionColor ?? defaultTextColor(on: underlay)
+        let font = BitmapFont.builtIn(style.fontSize)
+        let captions: [[TextLine]] = style.caption.map { format in
+            layout.tiles.map { tile in
+                let width = tile.bandFrame.width - 2 * TileStyle.captionPadding.horizontal
+                return format.render(images[tile.index], index: tile.index).map {
+                    TextLine(bytes: $0).fitted(toWidth: width, in: font)
+                }
+            }
+        } ?? []
+
         let files = pageFiles(output: output, count: layout.pages.count)
         let pages = layout.pages.enumerated().map { number, page in
-            let tiles = layout.tiles[page.tiles]
+            var tiles = layout.tiles[page.tiles]
                 .sorted { ($0.frame.y, $0.frame.x) < ($1.frame.y, $1.frame.x) }
                 .map { tile in
-                    TilePlan(index: tile.index, frame: tile.frame, layers: [.picture(image: tile.index, rect: tile.imageFrame)])
+                    var layers: [Layer] = []
+                    if let color = style.tileBackground { layers.append(.fill(rect: tile.frame, color: color)) }
+                    layers.append(.picture(image: tile.index, rect: tile.imageFrame))
+                    if !captions.isEmpty {
+                        layers.append(.text(lines: captions[tile.index], rect: tile.bandFrame,
+                                            top: TileStyle.captionPadding.vertical, font: style.fontSize, color: textColor))
+                    }
+                    if let frame = style.frame {
+                        layers.append(.frame(rect: tile.frame, width: frame.width, color: frame.color))
+                    }
+                    return TilePlan(index: tile.index, frame: tile.frame, layers: layers)
                 }
+            if let title = options.title {
+                let pageText = layout.pages.count > 1 ? " \u{2014} page \(number + 1) of \(layout.pages.count)" : ""
+                let rect = LayoutRect(x: options.layout.insets.left, y: options.layout.insets.top,
+                                      width: options.layout.innerWidth, height: titleBand)
+                let line = TextLine(bytes: Array(title.utf8) + Array(pageText.utf8))
+                    .fitted(toWidth: rect.width, in: BitmapFont.builtIn(.large))
+                let color = defaultTextColor(on: options.background)
+                tiles.insert(TilePlan(index: nil, frame: rect, layers: [.text(lines: [line], rect: rect, top: titlePadding,
+                                                                              font: .large, color: color)]), at: 0)
+            }
             return PagePlan(number: number + 1, file: files[number], height: page.height, tiles: tiles)
         }
         return SheetPlan(width: options.layout.width, background: options.background, layout: layout,
-                         images: images, pages: pages)
+                         images: images, pages: pages, underlay: underlay, enlarge: style.enlarge, captions: captions)
+    }
+
+    /// Padding above and below a title line.
+    static let titlePadding = 6
+
+    /// The colour of `color` blended over `background`, as the sheet stores it.
+    private static func underlay(_ color: RGBA8Color?, over background: RGBA8Color) -> RGBA8Color {
+        guard let color else { return background }
+        let channels = background.isOpaque ? 3 : 4
+        var pixel = [UInt8](repeating: 0, count: channels)
+        pixel.withUnsafeMutableBufferPointer { row in
+            fillRow(row, with: background, channels: channels)
+            BoxPainter.fill((0, 0, 1, 1), color: color, clip: (0, 0, 1, 1), channels: channels) { _ in row }
+        }
+        return RGBA8Color(r: pixel[0], g: pixel[1], b: pixel[2], a: channels == 4 ? pixel[3] : 255)
     }
 
     /// SPEC §6 file names: `output` itself for one page; otherwise its stem, `-`, the page

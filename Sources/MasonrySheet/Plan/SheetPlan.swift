@@ -1,3 +1,4 @@
+import BitmapText
 import MasonryLayout
 import Raster
 
@@ -15,6 +16,11 @@ public struct SheetPlan: Sendable {
     public let images: [PlannedImage]
     /// The pages in order, each with its file and its tiles' layers.
     public let pages: [PagePlan]
+    /// What lies under every picture: the background, with the tile background over it.
+    let underlay: RGBA8Color
+    let enlarge: TileStyle.EnlargeMode
+    /// Each image's caption as drawn (the lines fitted to the band), by tile index; empty without captions.
+    let captions: [[TextLine]]
 
     /// Bytes per sheet pixel: 3 over an opaque background, else 4.
     public var channels: Int { background.isOpaque ? 3 : 4 }
@@ -25,6 +31,8 @@ public struct PlannedImage: Sendable, Hashable {
     public let path: RawPath
     public let width: Int
     public let height: Int
+    /// The file's size in bytes (`{bytes}` in captions).
+    public let byteSize: Int64
 }
 
 /// One page: its number, its file and its tiles.
@@ -39,8 +47,8 @@ public struct PagePlan: Sendable {
 
 /// One tile of a page: its rectangle and what is painted in it, bottom layer first.
 struct TilePlan: Sendable {
-    /// The image's index (the tile's number in the plan).
-    let index: Int
+    /// The image's index (the tile's number in the plan); nil for a band that shows no image (a title).
+    let index: Int?
     let frame: LayoutRect
     let layers: [Layer]
 }
@@ -48,6 +56,12 @@ struct TilePlan: Sendable {
 /// One thing painted in a tile. A new kind of content is a new case and a new painter
 /// (`TilePainter` dispatches), never a new pipeline.
 enum Layer: Sendable {
-    /// A source image, decoded, resampled to `rect` and composited over the background.
+    /// A source image, decoded, resampled to `rect` and composited over the plan's underlay.
     case picture(image: Int, rect: LayoutRect)
+    /// A rectangle of colour, blended over what is there.
+    case fill(rect: LayoutRect, color: RGBA8Color)
+    /// A border `width` px wide inside `rect`.
+    case frame(rect: LayoutRect, width: Int, color: RGBA8Color)
+    /// Lines of text in the built-in font, centred in `rect` below `top` px of padding.
+    case text(lines: [TextLine], rect: LayoutRect, top: Int, font: FontSize, color: RGBA8Color)
 }

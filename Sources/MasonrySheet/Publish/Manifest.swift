@@ -29,7 +29,15 @@ struct Manifest {
             var added: [(String, JSON)] = [("path", .string(Self.text(image.path))),
                                            ("sourceWidth", .int(image.width)), ("sourceHeight", .int(image.height))]
             if version >= 2 { added.append(("page", .int(layout.page(ofTile: tile.index) + 1))) }
-            return try JSON(encoding: LayoutDescription.Item(tile)).inserting(added, after: "index")
+            var item = try JSON(encoding: LayoutDescription.Item(tile)).inserting(added, after: "index")
+            if !plan.captions.isEmpty {
+                let band = tile.bandFrame
+                let text = plan.captions[tile.index].map(\.string).joined(separator: "\n")
+                item = item.inserting([("caption", .object([("x", .int(band.x)), ("y", .int(band.y)), ("width", .int(band.width)),
+                                                            ("height", .int(band.height)), ("text", .string(text))]))],
+                                      after: "image")
+            }
+            return item
         }
         let skips = skipped.map { JSON.object([("path", .string(Self.text($0.path))), ("reason", .string($0.reason))]) }
         var out = "{\n  \"version\": \(version),\n  \"sheet\": \(sheet.compact),\n"
