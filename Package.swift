@@ -19,6 +19,7 @@ let package = Package(
         .library(name: "MasonryLayout", targets: ["MasonryLayout"]),
         .library(name: "Raster", targets: ["Raster"]),
         .library(name: "MasonrySheet", targets: ["MasonrySheet"]),
+        .library(name: "ThumbnailCache", targets: ["ThumbnailCache"]),
     ],
     targets: [
         // libpng and zlib from Debian (libpng-dev, zlib1g-dev).
@@ -38,6 +39,8 @@ let package = Package(
         .target(name: "PNGCodec", dependencies: ["CPNGBridge", "CZlib"]),
         .target(name: "MasonryLayout"),
         .target(name: "Raster", swiftSettings: rasterSettings),
+        // Thumbnails kept between runs (issue #15); CRC-32 from zlib.
+        .target(name: "ThumbnailCache", dependencies: ["CZlib"]),
         .target(name: "MasonrySheet", dependencies: ["PNGCodec", "MasonryLayout", "Raster"]),
         .target(name: "MasonryCommand", dependencies: ["MasonrySheet"]),
         .executableTarget(name: "masonry", dependencies: ["MasonryCommand", "MasonrySheet"]),
@@ -49,6 +52,9 @@ let package = Package(
         .testTarget(name: "MasonryLayoutTests", dependencies: ["MasonryLayout", "TestSupport"]),
         .testTarget(name: "RasterTests", dependencies: ["Raster", "TestSupport"], resources: [.copy("Fixtures")]),
         .testTarget(name: "MasonrySheetTests", dependencies: ["MasonrySheet", "PNGCodec", "Raster", "TestSupport"]),
+        .testTarget(name: "ThumbnailCacheTests", dependencies: ["ThumbnailCache", "TestSupport"]),
+        // Child process for ThumbnailCacheTests: a cache user with a file size limit, another uid, or in parallel.
+        .executableTarget(name: "ThumbnailCacheProbe", dependencies: ["ThumbnailCache"], path: "Tests/ThumbnailCacheProbe"),
         .testTarget(name: "HostileInputTests", dependencies: ["PNGCodec", "MasonryLayout", "Raster", "MasonrySheet", "MasonryCommand", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
