@@ -128,7 +128,7 @@ public final class ThumbnailCache: Sendable {
     public func finish() {
         var entries: [(modified: Int64, path: String, size: Int)] = []
         var total = 0
-        let now = Self.nanosecondsNow()
+        let now = realTimeNanoseconds()
         for folder in Self.names(in: root, matching: EntryFormat.isFolderName) {
             let folderName = String(decoding: folder, as: UTF8.self)
             let folderDescriptor = openat(root, folderName, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
@@ -141,7 +141,7 @@ public final class ThumbnailCache: Sendable {
                 var status = stat()
                 guard fstatat(folderDescriptor, nameText, &status, AT_SYMLINK_NOFOLLOW) == 0,
                       status.st_mode & S_IFMT == S_IFREG else { continue }
-                let modified = Int64(status.st_mtim.tv_sec) &* 1_000_000_000 &+ Int64(status.st_mtim.tv_nsec)
+                let modified = ThumbnailKey.nanoseconds(status.st_mtim) ?? .min
                 if isEntry {
                     entries.append((modified, folderName + "/" + nameText, Int(status.st_size)))
                     total += Int(status.st_size)
@@ -329,11 +329,5 @@ public final class ThumbnailCache: Sendable {
             if include(name) { result.append(name) }
         }
         return result
-    }
-
-    private static func nanosecondsNow() -> Int64 {
-        var now = timespec()
-        clock_gettime(CLOCK_REALTIME, &now)
-        return Int64(now.tv_sec) &* 1_000_000_000 &+ Int64(now.tv_nsec)
     }
 }

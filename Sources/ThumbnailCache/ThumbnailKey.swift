@@ -11,6 +11,12 @@ import Glibc
 /// change times in nanoseconds. Editing a file in place and restoring its
 /// mtime (`touch -r`, `utimensat`) still moves its ctime, which no user call
 /// can set back, so the edit is seen.
+///
+/// A file changed in the last `settleTime` is not keyed at all: a second edit
+/// within the same timestamp tick (up to 2 s on FAT; a jiffy on ext4) would
+/// leave its times unchanged, so an entry made now could later be served for
+/// different contents (git's "racy clean" problem). After 2 s any further
+/// change gets a later ctime on every file system Linux mounts.
 public struct ThumbnailKey: Sendable, Hashable {
     public let device: UInt64
     public let inode: UInt64
@@ -26,9 +32,13 @@ public struct ThumbnailKey: Sendable, Hashable {
     /// The largest thumbnail kept, in pixel bytes (256 MiB): far above any tile.
     public static let maximumPixelBytes = 1 << 28
 
-    /// Identity from `fstat` of an open input. Throws when the descriptor is
-    /// not a regular file, its times do not fit 64-bit nanoseconds, or the
-    /// target size is empty or above `maximumPixelBytes`.
+    /// How long a file must have been left alone before it is cached: 2 s, in nanoseconds.
+    public static let settleTime: Int64 = 2_000_000_000
+
+    /// Identity from `fstat` of an open input. Throws (the caller then decodes
+    /// without the cache) when the descriptor is not a regular file, it changed
+    /// less than `settleTime` ago, its times do not fit 64-bit nanoseconds, or
+    /// the target size is empty or above `maximumPixelBytes`.
     public init(fileDescriptor: Int32, targetWidth: Int, targetHeight: Int, variant: UInt64) throws(ThumbnailCacheError) {
         var status = stat()
         guard fstat(fileDescriptor, &status) == 0 else {
@@ -39,6 +49,9 @@ public struct ThumbnailKey: Sendable, Hashable {
         }
         guard let modified = Self.nanoseconds(status.st_mtim), let changed = Self.nanoseconds(status.st_ctim) else {
             throw ThumbnailCacheError("cannot identify input: file time out of range")
+        }
+        guard changed < realTimeNanoseconds() &- Self.settleTime else {
+            throw ThumbnailCacheError("changed less than 2 s ago: not cached until it settles")
         }
         self.init(device: UInt64(status.st_dev), inode: UInt64(status.st_ino), size: Int64(status.st_size),
                   modified: modified, changed: changed,
@@ -68,12 +81,20 @@ public struct ThumbnailKey: Sendable, Hashable {
         return targetWidth * targetHeight * 4
     }
 
-    private static func nanoseconds(_ time: timespec) -> Int64? {
+    /// A file time in nanoseconds since the epoch, or nil when that overflows.
+    static func nanoseconds(_ time: timespec) -> Int64? {
         let (scaled, overflow) = Int64(time.tv_sec).multipliedReportingOverflow(by: 1_000_000_000)
         guard !overflow else { return nil }
         let (total, carry) = scaled.addingReportingOverflow(Int64(time.tv_nsec))
         return carry ? nil : total
     }
+}
+
+/// The wall clock in nanoseconds since the epoch (the clock file times use).
+func realTimeNanoseconds() -> Int64 {
+    var now = timespec()
+    clock_gettime(CLOCK_REALTIME, &now)
+    return ThumbnailKey.nanoseconds(now) ?? .max
 }
 
 /// Why the cache cannot be used (a bad folder) or a key cannot be made. The

@@ -48,7 +48,7 @@ import ThumbnailCache
     /// Under a 2000-byte file size limit, 8x8 entries (336 bytes) fit and 32x32
     /// ones (4176 bytes) do not: those stores fail, leave no file, and the
     /// cache keeps working.
-    @Test func fullDiskFailsStoresCleanly() throws {
+    @Test func fullDiskLeavesNoPartialEntry() throws {
         let folder = CacheFolder()
         let small = try Probe.run([folder.path, "0", "4", "--size", "8x8", "--file-size-limit", "2000"])
         #expect(small.status == 0 && small.value("failedStores") == 0, "\(small)")

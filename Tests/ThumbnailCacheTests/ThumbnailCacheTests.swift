@@ -56,7 +56,7 @@ import ThumbnailCache
         #expect(cache.misses == neighbours.count && cache.hits == 1)
     }
 
-    @Test func unusableSizesAreMissesAndFailedStores() throws {
+    @Test func unusableSizesAreNeverStored() throws {
         let folder = CacheFolder()
         let cache = try folder.open()
         let empty = testKey(0, width: 0, height: 5)
@@ -98,6 +98,9 @@ import ThumbnailCache
 }
 
 @Suite struct KeyIdentityTests {
+    /// Waits until a file changed now is older than the settle time.
+    static func settle() { usleep(UInt32(ThumbnailKey.settleTime / 1000) + 100_000) }
+
     @Test func keyComesFromTheOpenFile() throws {
         let base = TemporaryFolder("masonry-cache-key")
         let path = base.file("input.png")
@@ -105,6 +108,10 @@ import ThumbnailCache
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         try #require(fd >= 0)
         defer { close(fd) }
+        #expect(throws: ThumbnailCacheError.self, "a file written just now has not settled") {
+            try ThumbnailKey(fileDescriptor: fd, targetWidth: 10, targetHeight: 20, variant: 9)
+        }
+        Self.settle()
         var status = stat()
         try #require(fstat(fd, &status) == 0)
         let key = try ThumbnailKey(fileDescriptor: fd, targetWidth: 10, targetHeight: 20, variant: 9)
@@ -125,9 +132,13 @@ import ThumbnailCache
         let base = TemporaryFolder("masonry-cache-edit")
         let folder = CacheFolder()
         let path = base.file("input.png")
+        let replacement = base.file("replacement")
         makeFile(path, [UInt8](repeating: 1, count: 4096))
+        makeFile(replacement, [UInt8](repeating: 1, count: 4096))
         var fixed = [timespec(tv_sec: 1_600_000_000, tv_nsec: 123_456_789), timespec(tv_sec: 1_600_000_000, tv_nsec: 123_456_789)]
         try #require(utimensat(AT_FDCWD, path, &fixed, 0) == 0)
+        try #require(utimensat(AT_FDCWD, replacement, &fixed, 0) == 0)
+        Self.settle()
         let fd = open(path, O_RDWR | O_CLOEXEC)
         try #require(fd >= 0)
         defer { close(fd) }
@@ -135,25 +146,24 @@ import ThumbnailCache
         let cache = try folder.open()
         cache.store(before, testPixels(before, seed: 5))
 
-        usleep(30_000)   // let the file system's clock tick (ext4 stamps ctime at jiffy resolution)
         let edited = [UInt8](repeating: 2, count: 16)
         #expect(pwrite(fd, edited, edited.count, 100) == edited.count)
         try #require(futimens(fd, &fixed) == 0)
+        Self.settle()
         let after = try ThumbnailKey(fileDescriptor: fd, targetWidth: 16, targetHeight: 16, variant: 1)
         #expect(after.size == before.size && after.modified == before.modified && after.inode == before.inode)
         #expect(after.changed != before.changed)
         #expect(after != before)
         #expect(cache.lookup(after) == nil)
 
-        // Replaced by another file under the same name: another inode.
-        let replacement = base.file("replacement")
-        makeFile(replacement, [UInt8](repeating: 1, count: 4096))
-        try #require(utimensat(AT_FDCWD, replacement, &fixed, 0) == 0)
-        try #require(rename(replacement, path) == 0)
+        // Replaced by another file under the same name, same size and times: another inode.
+        try #require(rename(replacement, path) == 0)   // a rename moves the file's ctime too
+        Self.settle()
         let newFile = open(path, O_RDONLY | O_CLOEXEC)
         defer { close(newFile) }
         let replaced = try ThumbnailKey(fileDescriptor: newFile, targetWidth: 16, targetHeight: 16, variant: 1)
         #expect(replaced.inode != before.inode && replaced != before)
+        #expect(cache.lookup(replaced) == nil)
     }
 }
 
@@ -192,7 +202,7 @@ import ThumbnailCache
             let cuts = [0, good.count - 1, 76] + (0..<40).map { _ in random.int(0...(good.count - 1)) }
             for cut in cuts {
                 folder.write(name, Array(good[..<cut]))
-                #expect(cache.lookup(key) == nil, "seed \(seed): \(key.targetWidth)x\(key.targetHeight) cut at \(cut) was served")
+                #expect(cache.lookup(key) == nil as [UInt8]?, "seed \(seed): \(key.targetWidth)x\(key.targetHeight) cut at \(cut) was served")
             }
             cache.store(key, pixels)
             #expect(cache.lookup(key) == pixels, "seed \(seed)")
