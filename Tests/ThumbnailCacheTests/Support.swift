@@ -21,6 +21,9 @@ func testPixels(_ key: ThumbnailKey, seed: UInt64) -> [UInt8] {
 }
 
 extension ThumbnailCache {
+    /// Whether a lookup hits (a Bool, so a failed expectation does not print the pixels).
+    func serves(_ key: ThumbnailKey) -> Bool { lookup(key) != nil }
+
     func store(_ key: ThumbnailKey, _ pixels: [UInt8]) {
         pixels.withUnsafeBufferPointer { store(key, pixels: $0) }
     }
