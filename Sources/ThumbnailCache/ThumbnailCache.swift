@@ -126,12 +126,12 @@ public final class ThumbnailCache: Sendable {
     /// after the scan are not counted, so the cache exceeds its bound by at
     /// most the entries of the runs still going.
     public func finish() {
-        var entries: [(modified: Int64, path: String, size: Int)] = []
+        var entries: [(modified: Int64, folder: String, name: String, size: Int)] = []
         var total = 0
         let now = realTimeNanoseconds()
         for folder in Self.names(in: root, matching: EntryFormat.isFolderName) {
             let folderName = String(decoding: folder, as: UTF8.self)
-            let folderDescriptor = openat(root, folderName, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+            let folderDescriptor = openFolder(folderName, create: false)
             guard folderDescriptor >= 0 else { continue }
             defer { close(folderDescriptor) }
             for name in Self.names(in: folderDescriptor, matching: { _ in true }) {
@@ -143,7 +143,7 @@ public final class ThumbnailCache: Sendable {
                       status.st_mode & S_IFMT == S_IFREG else { continue }
                 let modified = ThumbnailKey.nanoseconds(status.st_mtim) ?? .min
                 if isEntry {
-                    entries.append((modified, folderName + "/" + nameText, Int(status.st_size)))
+                    entries.append((modified, folderName, nameText, Int(status.st_size)))
                     total += Int(status.st_size)
                 } else if now &- modified > Self.staleTemporaryAge {
                     unlinkat(folderDescriptor, nameText, 0)
@@ -151,14 +151,18 @@ public final class ThumbnailCache: Sendable {
             }
         }
         guard total > maxBytes else { return }
-        entries.sort { ($0.modified, $0.path) < ($1.modified, $1.path) }
+        entries.sort { ($0.modified, $0.folder, $0.name) < ($1.modified, $1.folder, $1.name) }
         var evicted = 0
         var failure: String?
         for entry in entries where total > maxBytes {
-            if unlinkat(root, entry.path, 0) == 0 {
+            let folderDescriptor = openFolder(entry.folder, create: false)
+            let removed = folderDescriptor >= 0 && unlinkat(folderDescriptor, entry.name, 0) == 0
+            let code = errno
+            if folderDescriptor >= 0 { close(folderDescriptor) }
+            if removed {
                 evicted += 1
-            } else if errno != ENOENT {
-                failure = "cannot evict cache entry \(entry.path): \(String(cString: strerror(errno)))"
+            } else if code != ENOENT {
+                failure = "cannot evict cache entry \(entry.folder)/\(entry.name): \(String(cString: strerror(code)))"
                 break
             }
             total -= entry.size
@@ -182,8 +186,14 @@ public final class ThumbnailCache: Sendable {
         let header = EntryFormat.header(for: key, pixelBytes: pixelBytes)
         let (folder, file) = EntryFormat.name(header: header)
         let path = folder + "/" + file
+        let folderDescriptor = openFolder(folder, create: false)
+        guard folderDescriptor >= 0 else {
+            let code = errno
+            return code == ENOENT ? .absent : .ignored(name: folder, reason: "not a folder (\(String(cString: strerror(code))))")
+        }
+        defer { close(folderDescriptor) }
         // O_NOFOLLOW: a link is never followed out of the cache; O_NONBLOCK: a FIFO does not hang.
-        let fd = openat(root, path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+        let fd = openat(folderDescriptor, file, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
         guard fd >= 0 else {
             let code = errno
             if code == ENOENT { return .absent }
@@ -241,13 +251,11 @@ public final class ThumbnailCache: Sendable {
         let (folder, file) = EntryFormat.name(header: header)
         let path = folder + "/" + file
         let serial = temporaryCount.wrappingAdd(1, ordering: .relaxed).oldValue
-        let temporary = folder + "/" + EntryFormat.temporaryPrefix + "\(getpid())-\(instanceTag)-\(serial)"
-        let flags = O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC
-        var fd = openat(root, temporary, flags, 0o644)
-        if fd < 0 && errno == ENOENT {
-            mkdirat(root, folder, 0o777)
-            fd = openat(root, temporary, flags, 0o644)
-        }
+        let temporary = EntryFormat.temporaryPrefix + "\(getpid())-\(instanceTag)-\(serial)"
+        let folderDescriptor = openFolder(folder, create: true)
+        guard folderDescriptor >= 0 else { return "cannot write cache entry \(path): \(String(cString: strerror(errno)))" }
+        defer { close(folderDescriptor) }
+        let fd = openat(folderDescriptor, temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
         guard fd >= 0 else { return "cannot write cache entry \(path): \(String(cString: strerror(errno)))" }
         let raw = UnsafeRawBufferPointer(pixels)
         let crc = EntryFormat.crc(header.withUnsafeBytes { EntryFormat.crc(0, $0) }, raw)
@@ -260,18 +268,18 @@ public final class ThumbnailCache: Sendable {
             code = errno
         }
         guard written else {
-            unlinkat(root, temporary, 0)
+            unlinkat(folderDescriptor, temporary, 0)
             return "cannot write cache entry \(path): \(String(cString: strerror(code)))"
         }
-        var renamed = renameat(root, temporary, root, path)
+        var renamed = renameat(folderDescriptor, temporary, folderDescriptor, file)
         if renamed != 0 && (errno == EISDIR || errno == ENOTEMPTY || errno == EEXIST) {
             // A folder stands where the entry goes: replace it when it is empty.
-            unlinkat(root, path, AT_REMOVEDIR)
-            renamed = renameat(root, temporary, root, path)
+            unlinkat(folderDescriptor, file, AT_REMOVEDIR)
+            renamed = renameat(folderDescriptor, temporary, folderDescriptor, file)
         }
         guard renamed == 0 else {
             code = errno
-            unlinkat(root, temporary, 0)
+            unlinkat(folderDescriptor, temporary, 0)
             return "cannot write cache entry \(path): \(String(cString: strerror(code)))"
         }
         return nil
@@ -290,6 +298,19 @@ public final class ThumbnailCache: Sendable {
     }
 
     // MARK: - The folder
+
+    /// Opens fan-out subfolder `name` (for `*at` calls) without following a
+    /// link, so nothing is read, written or removed outside the cache folder.
+    /// With `create`, makes it when missing, replacing a file or link that
+    /// stands in its place. Returns -1 (errno set) on failure.
+    private func openFolder(_ name: String, create: Bool) -> Int32 {
+        let flags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC
+        let fd = openat(root, name, flags)
+        guard fd < 0, create, errno == ENOENT || errno == ENOTDIR || errno == ELOOP else { return fd }
+        if errno != ENOENT { unlinkat(root, name, 0) }
+        mkdirat(root, name, 0o777)
+        return openat(root, name, flags)
+    }
 
     /// Creates `path` and its missing parents; returns the last `mkdir`'s errno (0 when it made the folder).
     private static func createFolders(_ path: [UInt8]) -> Int32 {

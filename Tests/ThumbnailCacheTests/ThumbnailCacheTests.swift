@@ -296,6 +296,37 @@ import ThumbnailCache
     }
 }
 
+extension DamageTests {
+    /// A fan-out subfolder replaced by a link to a folder outside (holding a
+    /// good entry) or by a file: a miss, nothing outside is read or written,
+    /// and a store puts a real folder back.
+    @Test(arguments: [true, false])
+    func subfolderReplaced(byLink: Bool) throws {
+        let folder = CacheFolder()
+        let cache = try folder.open()
+        let key = testKey(30)
+        let pixels = testPixels(key, seed: 6)
+        let name = Self.entryFile(of: key, in: folder, cache, pixels: pixels)
+        let subfolder = (name as NSString).deletingLastPathComponent
+        let outside = folder.base.file("outside")
+        try #require(rename(folder.full(subfolder), outside) == 0)
+        if byLink {
+            try #require(symlink(outside, folder.full(subfolder)) == 0)
+        } else {
+            folder.write(subfolder, [1, 2, 3])
+        }
+        let outsideBefore = try FileManager.default.contentsOfDirectory(atPath: outside)
+        #expect(!cache.serves(key))
+        #expect(cache.warnings.count == 1, "\(cache.warnings)")
+        cache.store(key, pixels)
+        #expect(cache.failedStores == 0, "\(cache.warnings)")
+        #expect(cache.serves(key))
+        var status = stat()
+        #expect(lstat(folder.full(subfolder), &status) == 0 && status.st_mode & S_IFMT == S_IFDIR)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: outside) == outsideBefore)
+    }
+}
+
 @Suite struct EvictionTests {
     /// `count` entries of 16x16 (1104 bytes each), mtimes set to a seeded permutation of seconds; bound: 4 entries.
     static func agedSet(_ folder: CacheFolder, count: Int, seed: UInt64) throws -> (ThumbnailCache, [ThumbnailKey], [Int]) {
