@@ -189,7 +189,8 @@ public final class ThumbnailCache: Sendable {
         let folderDescriptor = openFolder(folder, create: false)
         guard folderDescriptor >= 0 else {
             let code = errno
-            return code == ENOENT ? .absent : .ignored(name: folder, reason: "not a folder (\(String(cString: strerror(code))))")
+            if code == ENOENT { return .absent }
+            return .ignored(name: folder, reason: code == ENOTDIR || code == ELOOP ? "not a folder" : String(cString: strerror(code)))
         }
         defer { close(folderDescriptor) }
         // O_NOFOLLOW: a link is never followed out of the cache; O_NONBLOCK: a FIFO does not hang.

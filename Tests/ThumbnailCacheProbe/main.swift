@@ -4,6 +4,7 @@
 //
 //   ThumbnailCacheProbe DIR FIRST COUNT [--size WxH] [--rounds R] [--finish]
 //                       [--max-bytes N] [--file-size-limit N] [--as-nobody]
+//                       [--no-free-descriptors]
 //
 // For each round and each key FIRST ..< FIRST+COUNT: look up; on a hit check
 // the pixels, on a miss store them. Prints one line:
@@ -36,7 +37,7 @@ guard arguments.count >= 3, let first = Int(arguments[1]), let count = Int(argum
     fail("usage: ThumbnailCacheProbe DIR FIRST COUNT [options]")
 }
 let directory = Array(arguments[0].utf8)
-var width = 16, height = 16, rounds = 1, finish = false, maxBytes = 1 << 30
+var width = 16, height = 16, rounds = 1, finish = false, maxBytes = 1 << 30, noFreeDescriptors = false
 var options = arguments.dropFirst(3).makeIterator()
 while let option = options.next() {
     func value<T: LosslessStringConvertible>() -> T {
@@ -63,6 +64,7 @@ while let option = options.next() {
                 fail("cannot become nobody: \(String(cString: strerror(errno)))")
             }
         }
+    case "--no-free-descriptors": noFreeDescriptors = true   // applied once the cache is open
     default: fail("unknown option \(option)")
     }
 }
@@ -72,6 +74,13 @@ do {
     cache = try ThumbnailCache(directory: directory, maxBytes: maxBytes)
 } catch {
     fail("cache: \(error)")
+}
+if noFreeDescriptors {
+    // EMFILE for every open from now on: the limit is the lowest free descriptor.
+    let lowest = dup(0)
+    close(lowest)
+    var bound = rlimit(rlim_cur: rlim_t(lowest), rlim_max: rlim_t(lowest))
+    guard lowest >= 0, setrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &bound) == 0 else { fail("cannot limit descriptors") }
 }
 var wrong = 0
 for _ in 0..<rounds {

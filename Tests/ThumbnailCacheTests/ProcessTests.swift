@@ -63,6 +63,21 @@ import ThumbnailCache
         #expect(largeAgain.value("misses") == 3 && largeAgain.value("hits") == 3 && largeAgain.value("warnings") == 0, "\(largeAgain)")
     }
 
+    /// No descriptor left (EMFILE): every lookup misses and every store fails,
+    /// counted, with no crash and nothing half written; entries made before stay good.
+    @Test func noFreeDescriptors() throws {
+        let folder = CacheFolder()
+        let warm = try Probe.run([folder.path, "0", "5"])
+        #expect(warm.status == 0 && warm.value("failedStores") == 0, "\(warm)")
+        let starved = try Probe.run([folder.path, "0", "10", "--no-free-descriptors", "--finish", "--max-bytes", "0"])
+        #expect(starved.status == 0, "\(starved)")
+        #expect(starved.value("hits") == 0 && starved.value("misses") == 10 && starved.value("failedStores") == 10, "\(starved)")
+        #expect(folder.files().count == 5)
+        #expect(folder.files(where: { $0.hasPrefix(".tmp-") }).isEmpty)
+        let after = try Probe.run([folder.path, "0", "5"])
+        #expect(after.value("hits") == 5 && after.value("wrong") == 0, "\(after)")
+    }
+
     /// Four runs at once over overlapping keys, each evicting to a bound that
     /// holds half of them: every hit has the right pixels, no run sees a
     /// damaged entry, and afterwards every entry left is whole.
