@@ -52,7 +52,7 @@ let package = Package(
         .testTarget(name: "MasonryLayoutTests", dependencies: ["MasonryLayout", "TestSupport"]),
         .testTarget(name: "RasterTests", dependencies: ["Raster", "TestSupport"], resources: [.copy("Fixtures")]),
         .testTarget(name: "MasonrySheetTests", dependencies: ["MasonrySheet", "PNGCodec", "Raster", "TestSupport"]),
-        .testTarget(name: "ThumbnailCacheTests", dependencies: ["ThumbnailCache", "TestSupport"]),
+        .testTarget(name: "ThumbnailCacheTests", dependencies: ["ThumbnailCache", "TestSupport"], exclude: ["Golden"]),
         // Child process for ThumbnailCacheTests: a cache user with a file size limit, another uid, or in parallel.
         .executableTarget(name: "ThumbnailCacheProbe", dependencies: ["ThumbnailCache"], path: "Tests/ThumbnailCacheProbe"),
         .testTarget(name: "HostileInputTests", dependencies: ["PNGCodec", "MasonryLayout", "Raster", "MasonrySheet", "MasonryCommand", "TestSupport"]),

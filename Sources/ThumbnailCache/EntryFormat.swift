@@ -62,14 +62,13 @@ enum EntryFormat {
         return nil
     }
 
-    /// CRC-32 of `bytes`, continuing from `crc` (0 to start).
-    static func crc(_ crc: UInt32, _ bytes: UnsafeRawBufferPointer) -> UInt32 {
-        guard let base = bytes.baseAddress else { return crc }
-        return UInt32(crc32_z(UInt(crc), base.assumingMemoryBound(to: UInt8.self), bytes.count))
-    }
-
-    static func trailer(_ crc: UInt32) -> [UInt8] {
-        withUnsafeBytes(of: crc.littleEndian) { Array($0) }
+    /// The 4-byte trailer: CRC-32 of the header, then the pixels.
+    static func trailer(header: [UInt8], pixels: UnsafeRawBufferPointer) -> [UInt8] {
+        var crc = header.withUnsafeBufferPointer { crc32_z(0, $0.baseAddress, $0.count) }
+        if let base = pixels.baseAddress {
+            crc = crc32_z(crc, base.assumingMemoryBound(to: UInt8.self), pixels.count)
+        }
+        return withUnsafeBytes(of: UInt32(crc).littleEndian) { Array($0) }
     }
 
     /// The entry's path inside the cache folder: "ab/ab…(16 hex).thumb". The

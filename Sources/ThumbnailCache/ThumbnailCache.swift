@@ -223,8 +223,7 @@ public final class ThumbnailCache: Sendable {
         guard complete, trailer.withUnsafeMutableBytes({ Self.readFully(fd, $0, at: EntryFormat.headerSize + pixelBytes) }) else {
             return .ignored(name: path, reason: "unreadable")
         }
-        let crc = pixels.withUnsafeBytes { EntryFormat.crc(header.withUnsafeBytes { EntryFormat.crc(0, $0) }, $0) }
-        guard trailer == EntryFormat.trailer(crc) else { return .ignored(name: path, reason: "checksum mismatch") }
+        guard trailer == pixels.withUnsafeBytes({ EntryFormat.trailer(header: header, pixels: $0) }) else { return .ignored(name: path, reason: "checksum mismatch") }
         futimens(fd, nil)   // recency for eviction; fails harmlessly on a read-only cache
         return .hit(pixels)
     }
@@ -259,8 +258,7 @@ public final class ThumbnailCache: Sendable {
         let fd = openat(folderDescriptor, temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
         guard fd >= 0 else { return "cannot write cache entry \(path): \(String(cString: strerror(errno)))" }
         let raw = UnsafeRawBufferPointer(pixels)
-        let crc = EntryFormat.crc(header.withUnsafeBytes { EntryFormat.crc(0, $0) }, raw)
-        let trailer = EntryFormat.trailer(crc)
+        let trailer = EntryFormat.trailer(header: header, pixels: raw)
         var written = header.withUnsafeBytes { Self.writeAll(fd, $0) } && Self.writeAll(fd, raw)
             && trailer.withUnsafeBytes { Self.writeAll(fd, $0) }
         var code = errno
