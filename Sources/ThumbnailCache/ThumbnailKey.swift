@@ -12,11 +12,10 @@ import Glibc
 /// mtime (`touch -r`, `utimensat`) still moves its ctime, which no user call
 /// can set back, so the edit is seen.
 ///
-/// A file changed in the last `settleTime` is not keyed at all: a second edit
-/// within the same timestamp tick (up to 2 s on FAT; a jiffy on ext4) would
-/// leave its times unchanged, so an entry made now could later be served for
-/// different contents (git's "racy clean" problem). After 2 s any further
-/// change gets a later ctime on every file system Linux mounts.
+/// A file changed within its file system's timestamp resolution of now is not
+/// keyed at all: a second edit within the same tick would leave its times
+/// unchanged, so an entry made now could later be served for different
+/// contents (git's "racy clean" problem). See `settleTime(changedNanoseconds:)`.
 public struct ThumbnailKey: Sendable, Hashable {
     public let device: UInt64
     public let inode: UInt64
@@ -32,8 +31,14 @@ public struct ThumbnailKey: Sendable, Hashable {
     /// The largest thumbnail kept, in pixel bytes (256 MiB): far above any tile.
     public static let maximumPixelBytes = 1 << 28
 
-    /// How long a file must have been left alone before it is cached: 2 s, in nanoseconds.
-    public static let settleTime: Int64 = 2_000_000_000
+    /// How long a file must have been left alone before it is cached, in
+    /// nanoseconds, judged from its ctime's sub-second part: ext4, XFS, Btrfs
+    /// and tmpfs stamp times at kernel tick resolution (10 ms at worst), so
+    /// 100 ms; a ctime of whole seconds means a coarse file system (FAT: 2 s,
+    /// ext3: 1 s), so 2 s. After that, any further change moves the ctime.
+    public static func settleTime(changedNanoseconds: Int64) -> Int64 {
+        changedNanoseconds % 1_000_000_000 == 0 ? 2_000_000_000 : 100_000_000
+    }
 
     /// Identity from `fstat` of an open input. Throws (the caller then decodes
     /// without the cache) when the descriptor is not a regular file, it changed
@@ -50,8 +55,8 @@ public struct ThumbnailKey: Sendable, Hashable {
         guard let modified = Self.nanoseconds(status.st_mtim), let changed = Self.nanoseconds(status.st_ctim) else {
             throw ThumbnailCacheError("cannot identify input: file time out of range")
         }
-        guard changed < realTimeNanoseconds() &- Self.settleTime else {
-            throw ThumbnailCacheError("changed less than 2 s ago: not cached until it settles")
+        guard changed < realTimeNanoseconds() &- Self.settleTime(changedNanoseconds: changed) else {
+            throw ThumbnailCacheError("changed just now: not cached until its timestamps settle")
         }
         self.init(device: UInt64(status.st_dev), inode: UInt64(status.st_ino), size: Int64(status.st_size),
                   modified: modified, changed: changed,
