@@ -56,6 +56,42 @@ import ThumbnailCache
         #expect(cache.misses == neighbours.count && cache.hits == 1)
     }
 
+    /// Random keys (any field values, sizes 1...40) and pixels: each comes back
+    /// exactly, and a key differing in one random field is never served.
+    @Test func randomKeysRoundTrip() throws {
+        let seed = SplitMix64.suiteSeed ^ 0x6B657973
+        var random = SplitMix64(seed: seed)
+        let folder = CacheFolder()
+        let cache = try folder.open()
+        var stored: [(ThumbnailKey, [UInt8])] = []
+        for _ in 0..<40 {
+            let key = ThumbnailKey(device: random.next(), inode: random.next(), size: Int64(bitPattern: random.next()),
+                                   modified: Int64(bitPattern: random.next()), changed: Int64(bitPattern: random.next()),
+                                   targetWidth: random.int(1...40), targetHeight: random.int(1...40), variant: random.next())
+            let pixels = random.bytes(key.pixelBytes!)
+            cache.store(key, pixels)
+            stored.append((key, pixels))
+        }
+        #expect(cache.failedStores == 0, "seed \(seed): \(cache.warnings)")
+        for (key, pixels) in stored {
+            #expect(cache.lookup(key) == pixels, "seed \(seed): \(key)")
+            var fields = (key.device, key.inode, key.size, key.modified, key.changed, key.targetWidth, key.targetHeight, key.variant)
+            switch random.int(0...7) {
+            case 0: fields.0 &+= 1
+            case 1: fields.1 ^= 1 << UInt64(random.int(0...63))
+            case 2: fields.2 &-= 1
+            case 3: fields.3 &+= 1
+            case 4: fields.4 ^= 1 << Int64(random.int(0...63))
+            case 5: fields.5 += 1
+            case 6: fields.6 += 1
+            default: fields.7 &+= 1
+            }
+            let other = ThumbnailKey(device: fields.0, inode: fields.1, size: fields.2, modified: fields.3, changed: fields.4,
+                                     targetWidth: fields.5, targetHeight: fields.6, variant: fields.7)
+            #expect(!cache.serves(other), "seed \(seed): \(other) served for \(key)")
+        }
+    }
+
     @Test func unusableSizesAreNeverStored() throws {
         let folder = CacheFolder()
         let cache = try folder.open()
