@@ -21,6 +21,7 @@ let package = Package(
         .library(name: "MasonrySheet", targets: ["MasonrySheet"]),
         .library(name: "BitmapText", targets: ["BitmapText"]),
         .library(name: "ImageDiff", targets: ["ImageDiff"]),
+        .library(name: "ThumbnailCache", targets: ["ThumbnailCache"]),
     ],
     targets: [
         // libpng and zlib from Debian (libpng-dev, zlib1g-dev).
@@ -43,8 +44,10 @@ let package = Package(
         // The built-in font and the text and box painters; FONT-LICENSE is the font's notice.
         .target(name: "BitmapText", dependencies: ["Raster"], exclude: ["FONT-LICENSE"]),
         .target(name: "ImageDiff"),
-        .target(name: "MasonrySheet", dependencies: ["PNGCodec", "MasonryLayout", "Raster", "BitmapText"]),
+        .target(name: "MasonrySheet", dependencies: ["PNGCodec", "MasonryLayout", "Raster", "BitmapText", "ThumbnailCache"]),
         .target(name: "MasonryCommand", dependencies: ["MasonrySheet", "BitmapText"]),
+        // Thumbnails kept between runs (issue #15); CRC-32 from zlib.
+        .target(name: "ThumbnailCache", dependencies: ["CZlib"]),
         .executableTarget(name: "masonry", dependencies: ["MasonryCommand", "MasonrySheet"]),
         .executableTarget(name: "masonry-bench", dependencies: ["MasonrySheet", "PNGCodec", "MasonryLayout", "Raster", "TestSupport"]),
 
@@ -56,6 +59,9 @@ let package = Package(
         .testTarget(name: "MasonrySheetTests", dependencies: ["MasonrySheet", "PNGCodec", "Raster", "TestSupport"]),
         .testTarget(name: "BitmapTextTests", dependencies: ["BitmapText", "MasonrySheet", "PNGCodec", "Raster", "TestSupport"], resources: [.copy("Fixtures")]),
         .testTarget(name: "ImageDiffTests", dependencies: ["ImageDiff", "PNGCodec", "TestSupport"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "ThumbnailCacheTests", dependencies: ["ThumbnailCache", "TestSupport"], exclude: ["Golden"]),
+        // Child process for ThumbnailCacheTests: a cache user with a file size limit, another uid, or in parallel.
+        .executableTarget(name: "ThumbnailCacheProbe", dependencies: ["ThumbnailCache"], path: "Tests/ThumbnailCacheProbe"),
         .testTarget(name: "HostileInputTests", dependencies: ["PNGCodec", "MasonryLayout", "Raster", "MasonrySheet", "MasonryCommand", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
