@@ -55,7 +55,7 @@ public enum MasonryCommand {
         } catch {
             progress.finish()
             output.standardError("masonry: error: \(error.message)\n")
-            return 1
+            return error.kind == .usage ? 64 : 1   // [reliability] output collisions are usage errors
         }
     }
 }

@@ -63,7 +63,8 @@ public enum SheetPipeline {
         let options = request.options
         let excluded = [request.output] + (request.manifest.map { [$0] } ?? [])
         var scanner = InputScanner(recursive: options.recursive, excluding: excluded)
-        scanner.scan(arguments: request.inputs)
+        try scanner.scan(arguments: request.inputs)   // [reliability] throws on EMFILE/ENFILE/ENOMEM
+        try OutputSafety.check(outputs: excluded, inputs: scanner.candidates)   // [reliability] exit 64: output = input/output
         // Folder listings come in the file system's order, which differs between machines: report
         // what the scan skipped in natural order so messages and manifests are reproducible.
         var skipped = scanner.missingArguments
@@ -71,9 +72,11 @@ public enum SheetPipeline {
         let candidates = options.order.sorted(scanner.candidates, reversed: options.reverse)
 
         let limits = PNGLimits(maxPixels: options.maxPixels)
+        let opener = InputOpener()   // [reliability] long paths; descriptor shortage fails the run
         let headers = parallelMap(count: candidates.count, jobs: options.jobs) { index in
-            readHeader(candidates[index].path, limits: limits)
+            readHeader(candidates[index].path, limits: limits, opener: opener)
         }
+        try opener.checkRun()   // [reliability]
         var images: [(path: RawPath, header: PNGHeader)] = []
         for (candidate, result) in zip(candidates, headers) {
             switch result {
@@ -101,7 +104,7 @@ public enum SheetPipeline {
         let sheetFile = try AtomicOutputFile(target: request.output)
         let manifestFile = try request.manifest.map { (path) throws(SheetError) in try AtomicOutputFile(target: path) }
         let renderer = SheetRenderer(jobs: jobs, width: layout.width, height: layout.height,
-                                     background: options.background, limits: limits)
+                                     background: options.background, limits: limits, opener: opener)
         let outcomes: [Int: TileOutcome]
         do {
             let encoder = try PNGEncoder(fileDescriptor: sheetFile.descriptor, width: layout.width, height: layout.height,
@@ -112,6 +115,7 @@ public enum SheetPipeline {
         } catch {
             throw SheetError("cannot write \(request.output.displayName): \(error.reason)")
         }
+        try opener.checkRun()   // [reliability]
 
         var drawn: [PlacedTile] = []
         var decodeFailures: [SkippedInput] = []
@@ -139,21 +143,21 @@ public enum SheetPipeline {
             do { text = try manifest.json() } catch { throw SheetError("cannot write the manifest: \(error)") }
             try manifestFile.write(Array(text.utf8))
         }
-        try sheetFile.commit()
-        try manifestFile?.commit()
+        try AtomicOutputFile.commit([sheetFile] + (manifestFile.map { [$0] } ?? []))   // [reliability] under OutputLock
         return SheetReport(width: layout.width, height: layout.height, rendered: drawn.count, skipped: skipped)
     }
 
-    private static func readHeader(_ path: RawPath, limits: PNGLimits) -> Result<PNGHeader, PNGError> {
+    private static func readHeader(_ path: RawPath, limits: PNGLimits, opener: InputOpener) -> Result<PNGHeader, PNGError> {
         do {
-            let file = try InputFile(pathBytes: path.bytes)
-            var prefix = [UInt8](repeating: 0, count: PNGHeader.byteCount)
-            let count = try file.readPrefix(into: &prefix)
-            let header = try PNGHeader(parsing: Array(prefix[..<count]))
+            let header = try opener.withFile(path) { file in   // [reliability] was InputFile(pathBytes:)
+                var prefix = [UInt8](repeating: 0, count: PNGHeader.byteCount)
+                let count = try file.readPrefix(into: &prefix)
+                return try PNGHeader(parsing: Array(prefix[..<count]))
+            }
             if let refusal = limits.refusal(width: header.width, height: header.height) { return .failure(refusal) }
             return .success(header)
         } catch {
-            return .failure(error)
+            return .failure(error as? PNGError ?? PNGError(.io, "\(error)"))   // [reliability] withFile throws untyped
         }
     }
 }

@@ -46,6 +46,7 @@ final class SheetRenderer: @unchecked Sendable {
     private let channels: Int
     private let background: RGBA8Color
     private let limits: PNGLimits
+    private let opener: InputOpener
     private let bandRows = 16
     private let windowRows: Int
     private let rowBytes: Int
@@ -59,13 +60,14 @@ final class SheetRenderer: @unchecked Sendable {
     private var outcomes: [TileOutcome?]
     private let backgroundRow: [UInt8]
 
-    init(jobs: [TileJob], width: Int, height: Int, background: RGBA8Color, limits: PNGLimits) {
+    init(jobs: [TileJob], width: Int, height: Int, background: RGBA8Color, limits: PNGLimits, opener: InputOpener) {
         self.jobs = jobs.sorted { ($0.tile.frame.y, $0.tile.frame.x) < ($1.tile.frame.y, $1.tile.frame.x) }
         self.width = width
         self.height = height
         self.channels = background.isOpaque ? 3 : 4
         self.background = background
         self.limits = limits
+        self.opener = opener   // [reliability]
         self.rowBytes = width * channels
         let tallest = jobs.map(\.tile.frame.height).max() ?? 0
         self.windowRows = 2 * tallest + 2 * bandRows
@@ -149,7 +151,8 @@ final class SheetRenderer: @unchecked Sendable {
             return UnsafeMutableBufferPointer(start: start, count: image.width * channels)
         }
         do {
-            let decoder = try PNGDecoder(file: InputFile(pathBytes: job.path.bytes), limits: limits, compactOpaqueRows: true)
+            return try opener.withFile(job.path) { file in   // [reliability] was InputFile(pathBytes:)
+            let decoder = try PNGDecoder(file: file, limits: limits, compactOpaqueRows: true)
             guard decoder.header.width == job.sourceWidth, decoder.header.height == job.sourceHeight else {
                 throw PNGError(.io, "file changed while it was being read")
             }
@@ -163,6 +166,7 @@ final class SheetRenderer: @unchecked Sendable {
             }
             if let problem = decoder.trailingProblem { return .drawnWithWarning(problem.reason) }
             return .drawn
+            }
         } catch {
             backgroundRow.withUnsafeBufferPointer { row in
                 for line in 0..<image.height {
