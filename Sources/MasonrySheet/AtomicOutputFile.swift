@@ -29,6 +29,11 @@ public final class AtomicOutputFile {
             throw SheetError("cannot write \(target.displayName): \(what)")
         }
         let folder = target.parent
+        if Self.isAppendOnly(folder) {
+            // Files can be made there but never renamed or removed: the temporary file would stay forever.
+            throw SheetError("cannot write \(target.displayName): folder \(folder.displayName) is append-only (chattr +a), "
+                             + "so no file in it can be replaced")
+        }
         TemporaryName.removeAbandoned(in: folder)
         var fd: Int32 = -1
         var temporary = target
@@ -83,6 +88,19 @@ public final class AtomicOutputFile {
 
     private func failure(_ code: Int32) -> SheetError {
         SheetError("cannot write \(target.displayName): \(String(cString: strerror(code)))")
+    }
+
+    /// Whether the folder has the append-only attribute (`FS_IOC_GETFLAGS`
+    /// reports `FS_APPEND_FL`); false where the file system has no such flags.
+    private static func isAppendOnly(_ folder: RawPath) -> Bool {
+        let getFlags: UInt = 0x8008_6601   // FS_IOC_GETFLAGS: _IOR('f', 1, long) on 64-bit Linux
+        let appendOnly = 0x20              // FS_APPEND_FL
+        let descriptor = folder.open(O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NONBLOCK)
+        guard descriptor >= 0 else { return false }
+        defer { close(descriptor) }
+        var flags = 0   // the kernel writes an int into this
+        guard ioctl(descriptor, getFlags, &flags) == 0 else { return false }
+        return flags & appendOnly != 0
     }
 
     /// Removes the temporary file; the target is untouched.

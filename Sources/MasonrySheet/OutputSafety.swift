@@ -28,8 +28,8 @@ public enum OutputSafety {
         guard !outputByIdentity.isEmpty else { return }
         for input in inputs {
             if let identity = input.identity ?? FileIdentity(path: input.path), let output = outputByIdentity[identity] {
-                throw SheetError("the output \(output.displayName) is the input \(input.path.displayName); "
-                                 + "writing it would replace that input, so choose another output path", kind: .usage)
+                throw SheetError("the output \(output.displayName) is the same file as the input \(input.path.displayName); "
+                                 + "choose another output path", kind: .usage)
             }
         }
     }
