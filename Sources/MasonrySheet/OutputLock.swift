@@ -18,7 +18,8 @@ struct OutputLock {
         for folder in folders {
             let descriptor = folder.open(O_RDONLY | O_DIRECTORY | O_CLOEXEC)
             guard descriptor >= 0 else {
-                let reason = String(cString: strerror(errno))
+                let code = errno
+                let reason = RunFault.describe(code) ?? String(cString: strerror(code))
                 for (_, open) in opened { close(open) }
                 throw SheetError("cannot lock \(folder.displayName) to write the outputs: \(reason)")
             }
