@@ -27,7 +27,7 @@ enum TemporaryName {
     /// The PID in a name of this pattern (also the variable-length names of
     /// earlier versions, `.<name>.masonry-<pid>-<base 36>.tmp`), or nil.
     static func writerPID(_ name: [UInt8]) -> pid_t? {
-        guard name.first == UInt8(ascii: "."), name.count > suffixLength - 10, name.suffix(ending.count).elementsEqual(ending) else { return nil }
+        guard name.first == UInt8(ascii: "."), name.suffix(ending.count).elementsEqual(ending) else { return nil }
         let body = name.dropLast(ending.count)
         guard let dash = body.lastIndex(of: UInt8(ascii: "-")),
               body[(dash + 1)...].allSatisfy({ isDigit($0) || (0x61...0x7A).contains($0) }) else { return nil }
