@@ -152,20 +152,20 @@ final class SheetRenderer: @unchecked Sendable {
         }
         do {
             return try opener.withFile(job.path) { file in   // [reliability] was InputFile(pathBytes:)
-            let decoder = try PNGDecoder(file: file, limits: limits, compactOpaqueRows: true)
-            guard decoder.header.width == job.sourceWidth, decoder.header.height == job.sourceHeight else {
-                throw PNGError(.io, "file changed while it was being read")
-            }
-            let resampler = StreamingResampler(sourceWidth: job.sourceWidth, sourceHeight: job.sourceHeight,
-                                               targetWidth: image.width, targetHeight: image.height,
-                                               sourceFormat: StreamingResampler.SourceFormat(decoder))
-            try decoder.readRows { _, row in
-                resampler.push(row: row) { targetRow, pixels in
-                    compositeOver(background: background, source: pixels, into: destination(targetRow), channels: channels)
+                let decoder = try PNGDecoder(file: file, limits: limits, compactOpaqueRows: true)
+                guard decoder.header.width == job.sourceWidth, decoder.header.height == job.sourceHeight else {
+                    throw PNGError(.io, "file changed while it was being read")
                 }
-            }
-            if let problem = decoder.trailingProblem { return .drawnWithWarning(problem.reason) }
-            return .drawn
+                let resampler = StreamingResampler(sourceWidth: job.sourceWidth, sourceHeight: job.sourceHeight,
+                                                   targetWidth: image.width, targetHeight: image.height,
+                                                   sourceFormat: StreamingResampler.SourceFormat(decoder))
+                try decoder.readRows { _, row in
+                    resampler.push(row: row) { targetRow, pixels in
+                        compositeOver(background: background, source: pixels, into: destination(targetRow), channels: channels)
+                    }
+                }
+                if let problem = decoder.trailingProblem { return .drawnWithWarning(problem.reason) }
+                return .drawn
             }
         } catch {
             backgroundRow.withUnsafeBufferPointer { row in
