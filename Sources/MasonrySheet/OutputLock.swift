@@ -1,4 +1,3 @@
-import Foundation
 #if canImport(Glibc)
 @preconcurrency import Glibc
 #endif
@@ -8,9 +7,11 @@ import Foundation
 /// concurrently then commit one whole set after the other, so the sheet and
 /// the manifest always come from the same run. The folder itself is locked,
 /// so no lock file is left beside the outputs; folders are locked in order of
-/// device and inode, so two runs never wait for each other in a circle.
+/// device and inode, so two runs never wait for each other in a circle. A
+/// folder that cannot be opened for reading (write-only permission) or whose
+/// file system refuses `flock` is written without the lock.
 struct OutputLock {
-    private var descriptors: [Int32] = []
+    private let descriptors: [Int32]
 
     /// Waits until every folder is locked.
     init(folders: [RawPath]) throws(SheetError) {
@@ -19,6 +20,7 @@ struct OutputLock {
             let descriptor = folder.open(O_RDONLY | O_DIRECTORY | O_CLOEXEC)
             guard descriptor >= 0 else {
                 let code = errno
+                if code == EACCES { continue }   // a folder we may write to but not list: the lock is advisory, go without
                 let reason = RunFault.describe(code) ?? String(cString: strerror(code))
                 for (_, open) in opened { close(open) }
                 throw SheetError("cannot lock \(folder.displayName) to write the outputs: \(reason)")
