@@ -104,7 +104,7 @@ struct InputScanner {
         guard visitedFolders.insert(FileIdentity(status)).inserted else { return }
         // List and examine the entries while the folder is open, then close it
         // before entering sub-folders, so descriptors do not grow with depth.
-        guard let entries = try list(folder) else { return }
+        guard let entries = try list(folder, expected: FileIdentity(status)) else { return }
         for entry in entries {
             if entry.status.st_mode & S_IFMT == S_IFDIR {
                 if recursive {
@@ -120,14 +120,20 @@ struct InputScanner {
 
     /// The folder's entries to consider (PNG names; with `recursive` also
     /// folders), in listing order; failures are recorded as skipped. Nil when
-    /// the folder cannot be read at all.
-    private mutating func list(_ folder: RawPath) throws(SheetError) -> [Entry]? {
+    /// the folder cannot be read at all, or is no longer the `expected` one.
+    private mutating func list(_ folder: RawPath, expected: FileIdentity) throws(SheetError) -> [Entry]? {
         let descriptor = folder.open(O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard descriptor >= 0, let directory = fdopendir(descriptor) else {
             let code = errno
             if descriptor >= 0 { close(descriptor) }
             try Self.refuseRunFault(code, folder)
             skipped.append(SkippedInput(path: folder, reason: "cannot read folder: \(String(cString: strerror(code)))"))
+            return nil
+        }
+        var opened = stat()
+        guard fstat(descriptor, &opened) == 0, FileIdentity(opened) == expected else {
+            closedir(directory)
+            skipped.append(SkippedInput(path: folder, reason: "folder changed while it was being read"))
             return nil
         }
         defer { closedir(directory) }
