@@ -77,9 +77,12 @@ public enum SheetPipeline {
     /// atomically or left untouched.
     public static func run(_ request: SheetRequest, events: @escaping @Sendable (SheetEvent) -> Void = { _ in }) throws(SheetError) -> SheetReport {
         let options = request.options
-        let excluded = [request.output] + (request.manifest.map { [$0] } ?? [])
+        let outputs = [request.output] + (request.manifest.map { [$0] } ?? [])
+        // Earlier outputs are never read as inputs: the sheet, the manifest, and pages of an earlier run.
+        let excluded = outputs + Planner.existingPageFiles(output: request.output)
         var scanner = InputScanner(recursive: options.recursive, excluding: excluded)
-        scanner.scan(arguments: request.inputs)
+        try scanner.scan(arguments: request.inputs)
+        try OutputSafety.check(outputs: outputs, inputs: scanner.candidates)
         // Folder listings come in the file system's order, which differs between machines: report
         // what the scan skipped in natural order so messages and manifests are reproducible.
         var skipped = scanner.missingArguments
@@ -87,9 +90,12 @@ public enum SheetPipeline {
         let candidates = options.order.sorted(scanner.candidates, reversed: options.reverse)
 
         let limits = PNGLimits(maxPixels: options.maxPixels)
+        // Opens inputs of any path length; running out of descriptors fails the run, never a file.
+        let opener = InputOpener()
         let headers = parallelMap(count: candidates.count, jobs: options.jobs) { index in
-            readHeader(candidates[index].path, limits: limits)
+            readHeader(candidates[index].path, limits: limits, opener: opener)
         }
+        try opener.checkRun()
         var images: [PlannedImage] = []
         for (candidate, result) in zip(candidates, headers) {
             switch result {
@@ -107,6 +113,8 @@ public enum SheetPipeline {
         }
 
         let plan = try Planner.plan(images: images, options: options, output: request.output)
+        try OutputSafety.check(outputs: plan.pages.map(\.file) + (request.manifest.map { [$0] } ?? []),
+                               inputs: scanner.candidates)
         let pages: [PagePlan]
         if let number = request.page {
             guard (1...plan.pages.count).contains(number) else {
@@ -143,7 +151,7 @@ public enum SheetPipeline {
             let total = pages.reduce(0) { $0 + $1.tiles.count }
             if !pages.isEmpty { events(.started(total: total)) }
             let counter = ProgressCounter(total: total, events: events)
-            let painter = TilePainter(plan: plan, limits: limits)
+            let painter = TilePainter(plan: plan, limits: limits, opener: opener)
             for (page, window) in zip(pages, windows) {
                 let file = try publisher.open(page.file)
                 let scheduler = BandScheduler(page: page, painter: painter, windowRows: window)
@@ -157,6 +165,7 @@ public enum SheetPipeline {
                 }
                 written.append((page.file, plan.width, page.height))
             }
+            try opener.checkRun()
 
             var drawn: [PlacedTile] = []
             var decodeFailures: [SkippedInput] = []
@@ -202,16 +211,17 @@ public enum SheetPipeline {
 
     private static func megabytes(_ bytes: Int) -> Int { bytes / (1 << 20) + (bytes % (1 << 20) > 0 ? 1 : 0) }
 
-    private static func readHeader(_ path: RawPath, limits: PNGLimits) -> Result<PNGHeader, PNGError> {
+    private static func readHeader(_ path: RawPath, limits: PNGLimits, opener: InputOpener) -> Result<PNGHeader, PNGError> {
         do {
-            let file = try InputFile(pathBytes: path.bytes)
-            var prefix = [UInt8](repeating: 0, count: PNGHeader.byteCount)
-            let count = try file.readPrefix(into: &prefix)
-            let header = try PNGHeader(parsing: Array(prefix[..<count]))
+            let header = try opener.withFile(path) { file in
+                var prefix = [UInt8](repeating: 0, count: PNGHeader.byteCount)
+                let count = try file.readPrefix(into: &prefix)
+                return try PNGHeader(parsing: Array(prefix[..<count]))
+            }
             if let refusal = limits.refusal(width: header.width, height: header.height) { return .failure(refusal) }
             return .success(header)
         } catch {
-            return .failure(error)
+            return .failure(error as? PNGError ?? PNGError(.io, "\(error)"))
         }
     }
 }

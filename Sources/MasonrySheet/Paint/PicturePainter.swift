@@ -9,12 +9,24 @@ import Raster
 struct PicturePainter {
     let image: PlannedImage
     let limits: PNGLimits
+    let opener: InputOpener
     let underlay: RGBA8Color
     let enlarge: TileStyle.EnlargeMode
 
     func paint(_ rect: LayoutRect, into canvas: Canvas) -> TileOutcome {
         do {
-            let decoder = try PNGDecoder(file: InputFile(pathBytes: image.path.bytes), limits: limits, compactOpaqueRows: true)
+            return try opener.withFile(image.path) { file in try paint(file, into: rect, of: canvas) }
+        } catch {
+            for line in 0..<rect.height {
+                fillRow(canvas.pixels(y: rect.y + line, x: rect.x, width: rect.width), with: underlay,
+                        channels: canvas.channels)
+            }
+            return .failed((error as? PNGError)?.reason ?? "\(error)")
+        }
+    }
+
+    private func paint(_ file: InputFile, into rect: LayoutRect, of canvas: Canvas) throws -> TileOutcome {
+            let decoder = try PNGDecoder(file: file, limits: limits, compactOpaqueRows: true)
             guard decoder.header.width == image.width, decoder.header.height == image.height else {
                 throw PNGError(.io, "file changed while it was being read")
             }
@@ -33,13 +45,6 @@ struct PicturePainter {
             }
             if let problem = decoder.trailingProblem { return .drawnWithWarning(problem.reason) }
             return .drawn
-        } catch {
-            for line in 0..<rect.height {
-                fillRow(canvas.pixels(y: rect.y + line, x: rect.x, width: rect.width), with: underlay,
-                        channels: canvas.channels)
-            }
-            return .failed((error as? PNGError)?.reason ?? "\(error)")
-        }
     }
 }
 

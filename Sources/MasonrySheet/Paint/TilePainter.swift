@@ -7,6 +7,7 @@ import Raster
 struct TilePainter: Sendable {
     let plan: SheetPlan
     let limits: PNGLimits
+    let opener: InputOpener
 
     /// Paints `tile` into `canvas` (already filled with the background); the outcome is the
     /// picture's (a tile without a picture is `.drawn`).
@@ -17,8 +18,8 @@ struct TilePainter: Sendable {
         for layer in tile.layers {
             switch layer {
             case .picture(let image, let rect):
-                let painter = PicturePainter(image: plan.images[image], limits: limits, underlay: plan.underlay,
-                                             enlarge: plan.enlarge)
+                let painter = PicturePainter(image: plan.images[image], limits: limits, opener: opener,
+                                             underlay: plan.underlay, enlarge: plan.enlarge)
                 outcome = painter.paint(rect, into: canvas)
             case .fill(let rect, let color):
                 BoxPainter.fill(Self.pixelRect(rect), color: color, clip: clip, channels: canvas.channels, row: row)

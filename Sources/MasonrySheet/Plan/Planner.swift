@@ -1,3 +1,4 @@
+import Foundation
 import BitmapText
 import MasonryLayout
 import Raster
@@ -91,14 +92,37 @@ enum Planner {
         return RGBA8Color(r: pixel[0], g: pixel[1], b: pixel[2], a: channels == 4 ? pixel[3] : 255)
     }
 
+    /// The files in `output`'s folder named like its pages (`sheet-001.png`, `sheet-0042.png`):
+    /// an earlier run's pages, which a scan of that folder must not take for inputs.
+    static func existingPageFiles(output: RawPath) -> [RawPath] {
+        let (stem, suffix) = stemAndSuffix(output.lastComponent)
+        let folder = output.parent
+        guard let directory = folder.withCString({ opendir($0) }) else { return [] }
+        defer { closedir(directory) }
+        var found: [RawPath] = []
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in Array(raw.prefix { $0 != 0 }) }
+            guard name.count >= stem.count + 4 + suffix.count, name.starts(with: stem + [UInt8(ascii: "-")]),
+                  name.suffix(suffix.count).elementsEqual(suffix) else { continue }
+            let digits = name[(stem.count + 1)..<(name.count - suffix.count)]
+            guard digits.count >= 3, digits.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { continue }
+            found.append(output.bytes.contains(UInt8(ascii: "/")) ? folder.appending(name) : RawPath(bytes: name))
+        }
+        return found
+    }
+
+    /// A file name split before its extension: `sheet.png` → (`sheet`, `.png`); no extension → (name, "").
+    private static func stemAndSuffix(_ name: [UInt8]) -> (stem: [UInt8], suffix: [UInt8]) {
+        guard let dot = name.lastIndex(of: UInt8(ascii: ".")), dot > 0 else { return (name, []) }
+        return (Array(name[..<dot]), Array(name[dot...]))
+    }
+
     /// SPEC §6 file names: `output` itself for one page; otherwise its stem, `-`, the page
     /// number zero-padded to at least three digits, and its extension (`sheet-001.png`).
     static func pageFiles(output: RawPath, count: Int) -> [RawPath] {
         guard count > 1 else { return [output] }
-        let name = output.lastComponent
-        let dot = name.lastIndex(of: UInt8(ascii: ".")).flatMap { $0 > 0 ? $0 : nil }
-        let stem = Array(output.bytes.dropLast(name.count - (dot ?? name.count)))
-        let suffix = dot.map { Array(name[$0...]) } ?? []
+        let suffix = stemAndSuffix(output.lastComponent).suffix
+        let stem = Array(output.bytes.dropLast(suffix.count))
         let digits = max(3, String(count).count)
         return (1...count).map { number in
             let text = String(number)
