@@ -11,6 +11,7 @@ struct OutputSettings: Equatable {
     /// nil: a bar when stderr is a terminal.
     var progress: Bool?
     var strict = false
+    var verbose = false
 }
 
 /// Turns parsed arguments into a validated `SheetRequest`, or a usage error
@@ -65,6 +66,8 @@ enum CommandSettings {
         if let text = values[.compression] { options.compression = try parseCompression(text) }
         options.paging.maxHeight = try number(.pageHeight, in: 0...Int(Int32.max)) ?? options.paging.maxHeight
         options.paging.maxImagesPerPage = try number(.perPage, in: 1...Int(Int32.max)) ?? 0
+        options.cache = parsed.paths[.cache]
+        if let text = values[.cacheMaxBytes] { options.cacheMaxBytes = try parseByteCount(text, option: .cacheMaxBytes) }
         options.maxMemory = try number(.maxMemory, in: 1...(1 << 40)).map { $0 << 20 } ?? options.maxMemory
 
         var request = SheetRequest(inputs: parsed.inputs, output: parsed.paths[.output] ?? RawPath("sheet.png"),
@@ -80,6 +83,7 @@ enum CommandSettings {
         var output = OutputSettings()
         output.quiet = parsed.flags.contains(.quiet)
         output.strict = parsed.flags.contains(.strict)
+        output.verbose = parsed.flags.contains(.verbose)
         if parsed.flags.contains(.progress) { output.progress = true }
         if parsed.flags.contains(.noProgress) { output.progress = false }
         return (request, output)
@@ -134,6 +138,15 @@ enum CommandSettings {
             throw invalid(option, text, "must be from \(range.lowerBound) to \(range.upperBound)")
         }
         return value
+    }
+
+    /// A number of bytes, optionally with K, M or G (powers of 1024).
+    static func parseByteCount(_ text: String, option: OptionSpec.Key) throws(UsageError) -> Int {
+        let units: [Character: Int] = ["K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30]
+        let unit = text.last.flatMap { units[$0] }
+        let digits = unit == nil ? text : String(text.dropLast())
+        let limit = (1 << 50) / (unit ?? 1)
+        return try parseNumber(digits, option: option, in: 0...limit) * (unit ?? 1)
     }
 
     /// One to four comma-separated numbers, as CSS margins: all; vertical,horizontal;

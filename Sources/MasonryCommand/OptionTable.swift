@@ -5,7 +5,7 @@ struct OptionSpec: Sendable {
         case output, columns, width, columnWidth, gap, columnGap, rowGap, margin, background, order, tolerance
         case maxTileAspect, sort, reverse, recursive, manifest, pageHeight, perPage, page, planOnly
         case caption, fontSize, captionColor, title, tileBackground, frame, enlarge
-        case jobs, maxPixels, maxMemory, compression
+        case jobs, maxPixels, maxMemory, compression, cache, cacheMaxBytes, verbose
         case quiet, progress, noProgress, strict, help, version
     }
 
@@ -74,9 +74,17 @@ let optionTable: [OptionSpec] = [
           help: "Skip input images with more pixels than this.", defaultText: "178956970"),
     .init(key: .maxMemory, short: nil, long: "max-memory", value: "MiB",
           help: "Refuse a run whose painting would hold more memory than this.", defaultText: "1024"),
+    .init(key: .cache, short: nil, long: "cache", value: "dir",
+          help: "Keep thumbnails in this folder between runs; unchanged inputs are not decoded again, and every "
+              + "output byte stays the same.", defaultText: nil),
+    .init(key: .cacheMaxBytes, short: nil, long: "cache-max-bytes", value: "n",
+          help: "Bound of the cache (bytes, or with K, M or G); least recently used thumbnails are removed.",
+          defaultText: "1G"),
     .init(key: .compression, short: nil, long: "compression", value: "level",
           help: "fast, default, small, or a zlib level 0-9.", defaultText: "default"),
     .init(key: .quiet, short: "q", long: "quiet", value: nil, help: "Print errors only.", defaultText: nil),
+    .init(key: .verbose, short: "v", long: "verbose", value: nil,
+          help: "Also print what the cache could not do (damaged entries replaced, full disk).", defaultText: nil),
     .init(key: .progress, short: nil, long: "progress", value: nil,
           help: "Show a progress bar on stderr (default when stderr is a terminal).", defaultText: nil),
     .init(key: .noProgress, short: nil, long: "no-progress", value: nil, help: "Never show a progress bar.", defaultText: nil),

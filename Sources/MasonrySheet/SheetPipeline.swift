@@ -2,6 +2,7 @@ import Foundation
 import MasonryLayout
 import PNGCodec
 import Raster
+import ThumbnailCache
 
 /// Everything that decides a sheet's bytes, plus how hard to work on it.
 public struct SheetOptions: Sendable {
@@ -23,6 +24,10 @@ public struct SheetOptions: Sendable {
     /// The most memory painting may hold at once (SPEC §5); a plan that needs more is refused
     /// before anything is allocated, naming the option to change.
     public var maxMemory: Int = 1 << 30
+    /// Where thumbnails are kept between runs (SPEC §10), or nil for no cache.
+    public var cache: RawPath?
+    /// The cache's bound in bytes: least recently used thumbnails are evicted at the end of a run.
+    public var cacheMaxBytes: Int = 1 << 30
 
     public init(layout: LayoutConfiguration) { self.layout = layout }
 }
@@ -66,6 +71,10 @@ public struct SheetReport: Sendable {
     public let pageCount: Int
     /// Pictures drawn (with `--plan-only`: planned).
     public let rendered: Int
+    /// Pictures drawn from the thumbnail cache.
+    public let fromCache: Int
+    /// What the cache could not do (damaged entries replaced, stores that failed), for `--verbose`.
+    public let cacheWarnings: [String]
     public let skipped: [SkippedInput]
 }
 
@@ -151,7 +160,15 @@ public enum SheetPipeline {
             let total = pages.reduce(0) { $0 + $1.tiles.count }
             if !pages.isEmpty { events(.started(total: total)) }
             let counter = ProgressCounter(total: total, events: events)
-            let painter = TilePainter(plan: plan, limits: limits, opener: opener)
+            var cache: ThumbnailCache?
+            if let directory = options.cache, !pages.isEmpty {
+                do throws(ThumbnailCacheError) {
+                    cache = try ThumbnailCache(directory: directory.bytes, maxBytes: options.cacheMaxBytes)
+                } catch {
+                    events(.warning(SkippedInput(path: directory, reason: "cannot use it as the cache: \(error.reason); running without it")))
+                }
+            }
+            let painter = TilePainter(plan: plan, limits: limits, opener: opener, cache: cache)
             for (page, window) in zip(pages, windows) {
                 let file = try publisher.open(page.file)
                 let scheduler = BandScheduler(page: page, painter: painter, windowRows: window)
@@ -166,6 +183,7 @@ public enum SheetPipeline {
                 written.append((page.file, plan.width, page.height))
             }
             try opener.checkRun()
+            cache?.finish()
 
             var drawn: [PlacedTile] = []
             var decodeFailures: [SkippedInput] = []
@@ -202,7 +220,8 @@ public enum SheetPipeline {
             }
             try publisher.commitAll()
             return SheetReport(written: written, pageCount: plan.pages.count,
-                               rendered: pages.isEmpty ? plan.images.count : drawn.count, skipped: skipped)
+                               rendered: pages.isEmpty ? plan.images.count : drawn.count,
+                               fromCache: cache?.hits ?? 0, cacheWarnings: cache?.warnings ?? [], skipped: skipped)
         } catch {
             publisher.discardAll()
             throw error

@@ -2,12 +2,14 @@ import BitmapText
 import MasonryLayout
 import PNGCodec
 import Raster
+import ThumbnailCache
 
 /// Paints a tile's layers, bottom first, each by the painter for its kind.
 struct TilePainter: Sendable {
     let plan: SheetPlan
     let limits: PNGLimits
     let opener: InputOpener
+    let cache: ThumbnailCache?
 
     /// Paints `tile` into `canvas` (already filled with the background); the outcome is the
     /// picture's (a tile without a picture is `.drawn`).
@@ -19,7 +21,7 @@ struct TilePainter: Sendable {
             switch layer {
             case .picture(let image, let rect):
                 let painter = PicturePainter(image: plan.images[image], limits: limits, opener: opener,
-                                             underlay: plan.underlay, enlarge: plan.enlarge)
+                                             underlay: plan.underlay, enlarge: plan.enlarge, cache: cache)
                 outcome = painter.paint(rect, into: canvas)
             case .fill(let rect, let color):
                 BoxPainter.fill(Self.pixelRect(rect), color: color, clip: clip, channels: canvas.channels, row: row)
