@@ -53,6 +53,7 @@ enum CommandSettings {
         options.background = try color(.background, in: values) ?? options.background
         options.style = try style(values)
         options.title = values[.title]
+        options.sections = parsed.flags.contains(.sections)
         if let text = values[.sort] {
             guard let order = InputOrder(rawValue: text) else {
                 throw invalid(.sort, text, "expected natural, name, mtime, size or none")

@@ -4,7 +4,7 @@ struct OptionSpec: Sendable {
     enum Key: Sendable, Hashable {
         case output, columns, width, columnWidth, gap, columnGap, rowGap, margin, background, order, tolerance
         case maxTileAspect, sort, reverse, recursive, manifest, pageHeight, perPage, page, planOnly
-        case caption, fontSize, captionColor, title, tileBackground, frame, enlarge
+        case caption, fontSize, captionColor, title, sections, tileBackground, frame, enlarge
         case jobs, maxPixels, maxMemory, compression, cache, cacheMaxBytes, verbose
         case quiet, progress, noProgress, strict, help, version
     }
@@ -47,6 +47,8 @@ let optionTable: [OptionSpec] = [
           help: "Caption text colour.", defaultText: "black on a light tile, white on a dark one"),
     .init(key: .title, short: nil, long: "title", value: "text",
           help: "A title band at the top of every page (with \"page k of n\" when there are several).", defaultText: nil),
+    .init(key: .sections, short: nil, long: "sections", value: nil,
+          help: "One section per folder, under a header with its path and image count.", defaultText: nil),
     .init(key: .tileBackground, short: nil, long: "tile-background", value: "color",
           help: "Painted behind each picture, so transparent pictures show their tile.", defaultText: nil),
     .init(key: .frame, short: nil, long: "frame", value: "px[:color]",

@@ -9,12 +9,15 @@ public struct InputCandidate: Sendable, Hashable {
     public let byteSize: Int64
     /// The file's device and inode when the scan saw it (nil: look it up by path).
     let identity: FileIdentity?
+    /// True for a file named on the command line, false for one found in a folder.
+    public let namedDirectly: Bool
 
-    init(path: RawPath, modificationTime: Int64, byteSize: Int64, identity: FileIdentity? = nil) {
+    init(path: RawPath, modificationTime: Int64, byteSize: Int64, identity: FileIdentity? = nil, namedDirectly: Bool = false) {
         self.path = path
         self.modificationTime = modificationTime
         self.byteSize = byteSize
         self.identity = identity
+        self.namedDirectly = namedDirectly
     }
 }
 
@@ -190,7 +193,7 @@ struct InputScanner {
             return
         }
         candidates.append(InputCandidate(path: path, modificationTime: Int64(status.st_mtim.tv_sec) * 1_000_000_000 + Int64(status.st_mtim.tv_nsec),
-                                         byteSize: Int64(status.st_size), identity: identity))
+                                         byteSize: Int64(status.st_size), identity: identity, namedDirectly: !foundInFolder))
     }
 
     static func hasPNGExtension(_ name: [UInt8]) -> Bool {

@@ -21,6 +21,8 @@ public struct SheetOptions: Sendable {
     public var style = TileStyle()
     /// A band at the top of every page with this text (and "page k of n" when paged).
     public var title: String?
+    /// One section per folder, each under a header band (SPEC §6).
+    public var sections = false
     /// The most memory painting may hold at once (SPEC §5); a plan that needs more is refused
     /// before anything is allocated, naming the option to change.
     public var maxMemory: Int = 1 << 30
@@ -121,7 +123,9 @@ public enum SheetPipeline {
                              : "no renderable PNG images (\(skipped.count) skipped)")
         }
 
-        let plan = try Planner.plan(images: images, options: options, output: request.output)
+        var sections: [PlannedSection] = []
+        if options.sections { (images, sections) = Self.grouped(images, candidates: candidates) }
+        let plan = try Planner.plan(images: images, sections: sections, options: options, output: request.output)
         try OutputSafety.check(outputs: plan.pages.map(\.file) + (request.manifest.map { [$0] } ?? []),
                                inputs: scanner.candidates)
         let pages: [PagePlan]
@@ -208,7 +212,8 @@ public enum SheetPipeline {
 
             if let manifest = request.manifest {
                 let version = request.planOnly || request.page != nil || plan.pages.count > 1
-                    || options.paging.maxImagesPerPage > 0 || options.style.caption != nil || options.title != nil ? 2 : 1
+                    || options.paging.maxImagesPerPage > 0 || options.style.caption != nil || options.title != nil
+                    || options.sections ? 2 : 1
                 let listed = version == 1 ? drawn : plan.layout.tiles
                 let text: String
                 do {
@@ -229,6 +234,33 @@ public enum SheetPipeline {
     }
 
     private static func megabytes(_ bytes: Int) -> Int { bytes / (1 << 20) + (bytes % (1 << 20) > 0 ? 1 : 0) }
+
+    /// The images grouped into sections, one per folder in natural order of its path (files
+    /// named on the command line form one section, first), each keeping the run's order inside.
+    private static func grouped(_ images: [PlannedImage], candidates: [InputCandidate]) -> ([PlannedImage], [PlannedSection]) {
+        let named = Set(candidates.filter(\.namedDirectly).map(\.path))
+        func key(_ image: PlannedImage) -> [UInt8]? { named.contains(image.path) ? nil : image.path.parent.bytes }
+        var order: [[UInt8]?] = []
+        var members: [[UInt8]?: [PlannedImage]] = [:]
+        for image in images {
+            let folder = key(image)
+            if members[folder] == nil { order.append(folder) }
+            members[folder, default: []].append(image)
+        }
+        order.sort { a, b in
+            guard let a else { return b != nil }
+            guard let b else { return false }
+            return InputOrder.naturalPrecedes(a, b)
+        }
+        var ordered: [PlannedImage] = []
+        var sections: [PlannedSection] = []
+        for folder in order {
+            let start = ordered.count
+            ordered += members[folder]!
+            sections.append(PlannedSection(name: folder ?? Array("files named on the command line".utf8), images: start..<ordered.count))
+        }
+        return (ordered, sections)
+    }
 
     private static func readHeader(_ path: RawPath, limits: PNGLimits, opener: InputOpener) -> Result<PNGHeader, PNGError> {
         do {

@@ -28,10 +28,10 @@ struct TilePainter: Sendable {
             case .frame(let rect, let width, let color):
                 BoxPainter.stroke(Self.pixelRect(rect), lineWidth: width, color: color, clip: clip,
                                   channels: canvas.channels, row: row)
-            case .text(let lines, let rect, let top, let size, let color):
+            case .text(let lines, let rect, let top, let size, let color, let inset):
                 let font = BitmapFont.builtIn(size)
                 for (number, line) in lines.enumerated() {
-                    let x = rect.x + (rect.width - line.width(in: font)) / 2
+                    let x = rect.x + (inset ?? (rect.width - line.width(in: font)) / 2)
                     TextPainter.draw(line, font: font, color: color, x: x, y: rect.y + top + number * font.lineHeight,
                                      clip: Self.pixelRect(rect), channels: canvas.channels, row: row)
                 }

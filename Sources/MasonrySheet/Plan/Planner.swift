@@ -19,7 +19,9 @@ public struct PagingOptions: Sendable, Hashable {
 /// Turns images and options into a `SheetPlan`: pure computation, no file is read.
 enum Planner {
     /// The plan for `images` (their sizes from the header pass), with page files named after `output`.
-    static func plan(images: [PlannedImage], options: SheetOptions, output: RawPath) throws(SheetError) -> SheetPlan {
+    /// With `sections` (consecutive, covering every image in order), each gets a header band.
+    static func plan(images: [PlannedImage], sections: [PlannedSection] = [], options: SheetOptions,
+                     output: RawPath) throws(SheetError) -> SheetPlan {
         let style = options.style
         let sizes = images.map { LayoutSize(width: $0.width, height: $0.height) }
         let titleBand = options.title == nil ? 0 : BitmapFont.builtIn(.large).lineHeight + 2 * titlePadding
@@ -28,6 +30,8 @@ enum Planner {
         let layout: PagedLayout
         do throws(LayoutError) {
             layout = try PagedLayout(configuration: options.layout, sizes: sizes, bandHeight: style.captionBandHeight,
+                                     sectionStarts: sections.map(\.images.lowerBound),
+                                     sectionHeaderHeight: BitmapFont.builtIn(headerFont).lineHeight + 2 * headerPadding,
                                      limits: limits)
         } catch {
             throw SheetError(.usage, "--page-height \(options.paging.maxHeight) is too small: \(error.description)")
@@ -44,6 +48,12 @@ enum Planner {
             }
         } ?? []
 
+        let headerTexts = layout.headers.map { header in
+            let section = sections[header.section]
+            let count = section.images.count == 1 ? "1 image" : "\(section.images.count) images"
+            return TextLine(bytes: section.name + Array(" \u{2014} \(count)\(header.continued ? " (continued)" : "")".utf8))
+                .fitted(toWidth: header.frame.width, in: BitmapFont.builtIn(headerFont))
+        }
         let files = pageFiles(output: output, count: layout.pages.count)
         let pages = layout.pages.enumerated().map { number, page in
             var tiles = layout.tiles[page.tiles]
@@ -54,7 +64,8 @@ enum Planner {
                     layers.append(.picture(image: tile.index, rect: tile.imageFrame))
                     if !captions.isEmpty {
                         layers.append(.text(lines: captions[tile.index], rect: tile.bandFrame,
-                                            top: TileStyle.captionPadding.vertical, font: style.fontSize, color: textColor))
+                                            top: TileStyle.captionPadding.vertical, font: style.fontSize, color: textColor,
+                                            inset: nil))
                     }
                     if let frame = style.frame {
                         layers.append(.frame(rect: tile.frame, width: frame.width, color: frame.color))
@@ -69,16 +80,30 @@ enum Planner {
                     .fitted(toWidth: rect.width, in: BitmapFont.builtIn(.large))
                 let color = defaultTextColor(on: options.background)
                 tiles.insert(TilePlan(index: nil, frame: rect, layers: [.text(lines: [line], rect: rect, top: titlePadding,
-                                                                              font: .large, color: color)]), at: 0)
+                                                                              font: .large, color: color, inset: nil)]), at: 0)
             }
+            for (position, header) in layout.headers.enumerated() where header.page == number {
+                let color = defaultTextColor(on: options.background)
+                let rule = LayoutRect(x: header.frame.x, y: header.frame.maxY - 1, width: header.frame.width, height: 1)
+                tiles.append(TilePlan(index: nil, frame: header.frame, layers: [
+                    .text(lines: [headerTexts[position]], rect: header.frame, top: headerPadding, font: headerFont,
+                          color: color, inset: 0),
+                    .fill(rect: rule, color: RGBA8Color(r: color.r, g: color.g, b: color.b, a: 96)),
+                ]))
+            }
+            tiles.sort { ($0.frame.y, $0.frame.x) < ($1.frame.y, $1.frame.x) }
             return PagePlan(number: number + 1, file: files[number], height: page.height, tiles: tiles)
         }
         return SheetPlan(width: options.layout.width, background: options.background, layout: layout,
-                         images: images, pages: pages, underlay: underlay, enlarge: style.enlarge, captions: captions)
+                         images: images, pages: pages, underlay: underlay, enlarge: style.enlarge, captions: captions,
+                         sections: sections, headerTexts: headerTexts)
     }
 
     /// Padding above and below a title line.
     static let titlePadding = 6
+    /// The font and padding of section headers.
+    static let headerFont = FontSize.medium
+    static let headerPadding = 4
 
     /// The colour of `color` blended over `background`, as the sheet stores it.
     private static func underlay(_ color: RGBA8Color?, over background: RGBA8Color) -> RGBA8Color {

@@ -21,6 +21,9 @@ public struct SheetPlan: Sendable {
     let enlarge: TileStyle.EnlargeMode
     /// Each image's caption as drawn (the lines fitted to the band), by tile index; empty without captions.
     let captions: [[TextLine]]
+    /// The sections (empty without `--sections`) and each header band's text as drawn.
+    let sections: [PlannedSection]
+    let headerTexts: [TextLine]
 
     /// Bytes per sheet pixel: 3 over an opaque background, else 4.
     public var channels: Int { background.isOpaque ? 3 : 4 }
@@ -33,6 +36,14 @@ public struct PlannedImage: Sendable, Hashable {
     public let height: Int
     /// The file's size in bytes (`{bytes}` in captions).
     public let byteSize: Int64
+}
+
+/// A run of consecutive images shown under one header (`--sections`: one per folder).
+public struct PlannedSection: Sendable, Hashable {
+    /// What the header says: the folder's path as named, or that the files were named one by one.
+    public let name: [UInt8]
+    /// The images' indices.
+    public let images: Range<Int>
 }
 
 /// One page: its number, its file and its tiles.
@@ -62,6 +73,7 @@ enum Layer: Sendable {
     case fill(rect: LayoutRect, color: RGBA8Color)
     /// A border `width` px wide inside `rect`.
     case frame(rect: LayoutRect, width: Int, color: RGBA8Color)
-    /// Lines of text in the built-in font, centred in `rect` below `top` px of padding.
-    case text(lines: [TextLine], rect: LayoutRect, top: Int, font: FontSize, color: RGBA8Color)
+    /// Lines of text in the built-in font in `rect` below `top` px of padding, centred or from
+    /// `inset` px from the left.
+    case text(lines: [TextLine], rect: LayoutRect, top: Int, font: FontSize, color: RGBA8Color, inset: Int?)
 }

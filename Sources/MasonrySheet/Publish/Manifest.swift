@@ -47,6 +47,14 @@ struct Manifest {
             }
             out += "  \"pages\": " + Self.lines(pages) + ",\n"
         }
+        if !plan.sections.isEmpty {
+            let headers = zip(layout.headers, plan.headerTexts).map { header, text in
+                JSON.object([("section", .int(header.section)), ("page", .int(header.page + 1)),
+                             ("x", .int(header.frame.x)), ("y", .int(header.frame.y)), ("width", .int(header.frame.width)),
+                             ("height", .int(header.frame.height)), ("text", .string(text.string))])
+            }
+            out += "  \"sections\": " + Self.lines(headers) + ",\n"
+        }
         out += "  \"items\": " + Self.lines(items) + ",\n"
         out += "  \"skipped\": " + Self.lines(skips) + "\n}\n"
         return out
