@@ -76,7 +76,6 @@ struct mjpg_decoder {
     off_t offset;
     uint8_t *buffer;
     uint8_t *cmyk_row;      // one CMYK output row, converted to RGB for the caller
-    int inverted_cmyk;      // Adobe APP14: CMYK samples are stored inverted
     int stage;              // 0 created, 1 header read, 2 started, 3 finished, -1 failed
 };
 
@@ -214,7 +213,6 @@ mjpg_status mjpg_decoder_start(mjpg_decoder *d, int scale_num, mjpg_image_info *
     case JCS_YCCK:
         // libjpeg converts YCCK to CMYK; CMYK to RGB is done here, per row.
         cinfo->out_color_space = JCS_CMYK;
-        d->inverted_cmyk = cinfo->saw_Adobe_marker ? 1 : 0;
         break;
     default:
         cinfo->out_color_space = JCS_RGB;
@@ -242,13 +240,14 @@ static inline int multiply_255(int x, int y) {
     return ((t >> 8) + t) >> 8;
 }
 
-/// CMYK (inverted when an Adobe marker says so) to RGB with Pillow's rule:
-/// each channel is (255 - K) - colour * (255 - K) / 255, rounded.
-static void cmyk_to_rgb(const uint8_t *cmyk, uint8_t *rgb, size_t width, int inverted) {
+/// CMYK to RGB as Pillow does it. The samples are read as inverted (0 is full
+/// ink), Photoshop's convention, which Pillow and most readers assume for every
+/// CMYK JPEG whether or not it has an Adobe APP14 marker. Each channel is then
+/// (255 - K) - colour * (255 - K) / 255, rounded as Pillow rounds.
+static void cmyk_to_rgb(const uint8_t *cmyk, uint8_t *rgb, size_t width) {
     for (size_t x = 0; x < width; x++) {
-        int c = cmyk[4 * x], m = cmyk[4 * x + 1], y = cmyk[4 * x + 2], k = cmyk[4 * x + 3];
-        if (inverted) { c = 255 - c; m = 255 - m; y = 255 - y; k = 255 - k; }
-        int nk = 255 - k;
+        int c = 255 - cmyk[4 * x], m = 255 - cmyk[4 * x + 1], y = 255 - cmyk[4 * x + 2];
+        int nk = cmyk[4 * x + 3];   // 255 - K, with K inverted
         rgb[3 * x] = (uint8_t)(nk - multiply_255(c, nk));
         rgb[3 * x + 1] = (uint8_t)(nk - multiply_255(m, nk));
         rgb[3 * x + 2] = (uint8_t)(nk - multiply_255(y, nk));
@@ -263,7 +262,7 @@ mjpg_status mjpg_decoder_read_row(mjpg_decoder *d, uint8_t *row) {
     while (jpeg_read_scanlines(&d->cinfo, &target, 1) != 1) {
         // Only a suspending source returns 0 rows; this one never suspends.
     }
-    if (d->cmyk_row != NULL) cmyk_to_rgb(d->cmyk_row, row, d->cinfo.output_width, d->inverted_cmyk);
+    if (d->cmyk_row != NULL) cmyk_to_rgb(d->cmyk_row, row, d->cinfo.output_width);
     return MJPG_OK;
 }
 

@@ -7,7 +7,7 @@ import PNGCodec
 ///   `minimumWidth` × `minimumHeight` (see `scaleEighths`); the resampler does the rest.
 ///   The minimum is in *stored* orientation: swap a tile's sides for the 90° orientations.
 /// - Colour: greyscale files give `.grey8` rows; YCbCr, RGB, CMYK and YCCK give `.rgb8`
-///   (CMYK converted as Pillow does, inverted when an Adobe APP14 marker is present).
+///   (CMYK converted as Pillow does: samples read as inverted, Photoshop's convention).
 ///   Colour profiles are not applied (SPEC §2).
 /// - Limits, before anything is allocated: the stored size must pass `limits.refusal`, and
 ///   libjpeg may allocate at most `memoryBudget` bytes in all (a progressive file holds all
