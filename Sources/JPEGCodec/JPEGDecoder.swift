@@ -39,7 +39,7 @@ public final class JPEGDecoder {
     private var consumed = false
 
     /// Opens `file` for decoding to at least twice `minimumWidth` × `minimumHeight` (stored
-    /// orientation; 0 asks for full size). Throws `PNGError` with a one-line reason for a
+    /// orientation; 0 × 0 gives the smallest scale, 1/8). Throws `PNGError` with a one-line reason for a
     /// file that is not a readable JPEG or is over the limits.
     public init(file: InputFile, limits: PNGLimits, minimumWidth: Int, minimumHeight: Int,
                 memoryBudget: Int = JPEGDecoder.defaultMemoryBudget) throws(PNGError) {

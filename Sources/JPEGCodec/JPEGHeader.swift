@@ -7,8 +7,9 @@ import Raster
 /// What a sheet needs to know about a JPEG before decoding it: the stored size, the
 /// component count and the EXIF orientation.
 ///
-/// Reads only the markers before the first scan (SOS): each segment's length is read and the
-/// segment skipped, so a 20 MB photo costs a few small reads. Only SOF0 (baseline), SOF1
+/// Reads only the markers up to the first scan header (SOS): each segment's length is read
+/// and the segment skipped, so a 20 MB photo costs a few small reads. A file cut before its
+/// first scan's data is refused here. Only SOF0 (baseline), SOF1
 /// (extended), SOF2 (progressive) and their arithmetic-coded twins SOF9/SOF10 are accepted
 /// (what libjpeg-turbo decodes). The orientation comes from the first APP1 "Exif" segment:
 /// TIFF header (II or MM), IFD0, tag 0x0112; any inconsistency there (lengths or offsets
@@ -70,11 +71,12 @@ public struct JPEGHeader: Sendable, Hashable {
         reader.offset = 2
         var orientation = ExifOrientation.up
         var sawExif = false
+        var frame: (width: Int, height: Int, components: Int, progressive: Bool)?
         while true {
             let marker = try reader.nextMarker()
             switch marker {
             case 0xD8, 0xD9:
-                throw PNGError(.malformed, marker == 0xD9 ? "no image in the JPEG file (EOI before SOF)"
+                throw PNGError(.malformed, marker == 0xD9 ? "no image in the JPEG file (EOI before the scan)"
                                                         : "malformed JPEG file (SOI repeated)")
             case 0x01, 0xD0...0xD7:
                 continue   // stand-alone markers carry no length
@@ -86,27 +88,30 @@ public struct JPEGHeader: Sendable, Hashable {
             let payloadStart = reader.offset
             switch marker {
             case 0xC0, 0xC1, 0xC2, 0xC9, 0xCA:
-                let frame = try reader.bytes(min(length - 2, 6))
-                guard frame.count == 6 else { throw PNGError(.malformed, "truncated JPEG frame header (SOF)") }
-                let height = Int(frame[1]) << 8 | Int(frame[2])
-                let width = Int(frame[3]) << 8 | Int(frame[4])
-                let components = Int(frame[5])
+                guard frame == nil else { throw PNGError(.malformed, "malformed JPEG file (more than one frame header)") }
+                let fields = try reader.bytes(min(length - 2, 6))
+                guard fields.count == 6 else { throw PNGError(.malformed, "truncated JPEG frame header (SOF)") }
+                let height = Int(fields[1]) << 8 | Int(fields[2])
+                let width = Int(fields[3]) << 8 | Int(fields[4])
+                let components = Int(fields[5])
                 guard width > 0, height > 0 else {
                     throw PNGError(.malformed, "image is \(width)×\(height): a JPEG needs a width and height of at least 1")
                 }
                 guard [1, 3, 4].contains(components) else {
                     throw PNGError(.malformed, "JPEG with \(components) colour components (only 1, 3 or 4 are read)")
                 }
-                self.width = width
-                self.height = height
-                componentCount = components
-                isProgressive = marker == 0xC2 || marker == 0xCA
-                self.orientation = orientation
-                return
+                frame = (width, height, components, marker == 0xC2 || marker == 0xCA)
             case 0xC3, 0xC5...0xC7, 0xCB, 0xCD...0xCF:
                 throw PNGError(.malformed, "unsupported JPEG process (lossless or hierarchical, SOF\(marker - 0xC0))")
             case 0xDA:
-                throw PNGError(.malformed, "malformed JPEG file (scan before the frame header)")
+                guard let frame else { throw PNGError(.malformed, "malformed JPEG file (scan before the frame header)") }
+                guard payloadStart + length - 2 < size else { throw reader.truncated }
+                width = frame.width
+                height = frame.height
+                componentCount = frame.components
+                isProgressive = frame.progressive
+                self.orientation = orientation
+                return
             case 0xE1 where !sawExif && length >= 2 + 6:
                 let payload = try reader.bytes(length - 2)
                 if payload.starts(with: Array("Exif".utf8) + [0, 0]) {
@@ -174,7 +179,7 @@ private struct SegmentReader {
         }
     }
 
-    private var truncated: PNGError { PNGError(.malformed, "truncated JPEG file (before the image data)") }
+    var truncated: PNGError { PNGError(.malformed, "truncated JPEG file (before the image data)") }
     private var garbage: PNGError { PNGError(.malformed, "malformed JPEG file (no marker where one belongs)") }
 }
 
