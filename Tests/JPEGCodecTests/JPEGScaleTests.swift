@@ -2,7 +2,8 @@ import JPEGCodec
 import PNGCodec
 import Testing
 
-/// Which N/8 DCT scale the decoder picks: the smallest that keeps at least twice the tile.
+/// Which DCT scale the decoder picks: the smallest of 1/8, 2/8, 4/8, 8/8 that keeps at least
+/// twice the tile.
 @Suite struct JPEGScaleTests {
     @Test func typicalTargets() {
         // A 4000×3000 photo in a 290×218 tile needs 580×436: 2/8 gives 1000×750, 1/8 only 500.
@@ -14,10 +15,11 @@ import Testing
         #expect(JPEGDecoder.scaleEighths(width: 4000, height: 3000, minimumWidth: 0, minimumHeight: 0) == 1)
         // Exactly twice at 4/8: 2000 ≥ 2 × 1000.
         #expect(JPEGDecoder.scaleEighths(width: 4000, height: 3000, minimumWidth: 1000, minimumHeight: 10) == 4)
-        // One more pixel needs 5/8 (2500).
-        #expect(JPEGDecoder.scaleEighths(width: 4000, height: 3000, minimumWidth: 1001, minimumHeight: 10) == 5)
-        // The height can decide: a tall tile in a wide photo.
-        #expect(JPEGDecoder.scaleEighths(width: 4000, height: 1000, minimumWidth: 10, minimumHeight: 300) == 5)
+        // One more pixel needs full size (5/8 to 7/8 are never used).
+        #expect(JPEGDecoder.scaleEighths(width: 4000, height: 3000, minimumWidth: 1001, minimumHeight: 10) == 8)
+        // The height can decide: a tall tile in a wide photo (4/8 gives 500 < 600).
+        #expect(JPEGDecoder.scaleEighths(width: 4000, height: 1000, minimumWidth: 10, minimumHeight: 300) == 8)
+        #expect(JPEGDecoder.scaleEighths(width: 4000, height: 1000, minimumWidth: 10, minimumHeight: 250) == 4)
         // Upscaling: even full size is smaller than twice the tile.
         #expect(JPEGDecoder.scaleEighths(width: 400, height: 300, minimumWidth: 290, minimumHeight: 218) == 8)
         // libjpeg rounds up: 9 px at 1/8 is 2 px, enough for a 1 px tile.
@@ -25,7 +27,7 @@ import Testing
     }
 
     /// For random sizes: the chosen scale keeps twice the tile (unless it is full size), and
-    /// one eighth less would not. Prints its seed only on failure.
+    /// the next smaller power-of-two scale would not. Prints its seed only on failure.
     @Test func chosenScaleIsTheSmallestThatKeepsTwiceTheTile() {
         let seed = SplitMix64.suiteSeed ^ 0x5CA1E
         var rng = SplitMix64(seed: seed)
@@ -36,15 +38,15 @@ import Testing
             let n = JPEGDecoder.scaleEighths(width: width, height: height, minimumWidth: tileWidth, minimumHeight: tileHeight)
             let fits = { (eighths: Int) in side(width, eighths) >= 2 * tileWidth && side(height, eighths) >= 2 * tileHeight }
             let context: Comment = "seed \(seed) iteration \(iteration): \(width)×\(height) for \(tileWidth)×\(tileHeight) → \(n)/8"
-            #expect((1...8).contains(n), context)
+            #expect([1, 2, 4, 8].contains(n), context)
             #expect(fits(n) || n == 8, context)
-            #expect(n == 1 || !fits(n - 1), context)
-            if n == 8 && !fits(8) { #expect(!(1...7).contains(where: fits), context) }
+            #expect(n == 1 || !fits(n / 2), context)
+            if n == 8 && !fits(8) { #expect(![1, 2, 4].contains(where: fits), context) }
         }
     }
 
-    /// libjpeg's output size is the stored size times N/8, rounded up, for every N.
-    @Test(arguments: 1...8)
+    /// libjpeg's output size is the stored size times N/8, rounded up, for every N used.
+    @Test(arguments: [1, 2, 4, 8])
     func decoderOutputSizeFollowsTheScale(_ eighths: Int) throws {
         let path = Fixtures.path("retina-q85-420.jpg")   // 470×1411: odd sizes round
         // Ask for exactly half of the N/8 output: then N is the smallest scale that fits.
