@@ -73,7 +73,7 @@ def main():
 
     # (name, image, save options, tile width in display orientation, post-processing)
     cases = [
-        ("astronaut-q95-444", astronaut, dict(quality=95, subsampling=0), 60, None),
+        ("astronaut-q95-444", astronaut, dict(quality=95, subsampling=0), 32, None),
         ("astronaut-q75-420-progressive", astronaut, dict(quality=75, subsampling=2, progressive=True), 100, None),
         ("astronaut-q50-422", astronaut, dict(quality=50, subsampling=1), 290, None),
         ("coffee-q85-420", coffee, dict(quality=85, subsampling=2), 140, None),
