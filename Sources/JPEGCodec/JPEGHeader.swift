@@ -126,14 +126,18 @@ public struct JPEGHeader: Sendable, Hashable {
     }
 }
 
-/// Positioned reads through a small buffer. Skipping moves the offset without reading.
+/// Positioned reads through a 4 KiB window (most headers fit in one read). Skipping moves
+/// the offset without reading.
 private struct SegmentReader {
     let size: Int
     let read: (Int, UnsafeMutableBufferPointer<UInt8>) throws(PNGError) -> Int
     var offset = 0
+    private var window: [UInt8] = []
+    private var windowStart = 0
     /// Garbage bytes tolerated between segments before a marker (libjpeg skips them with a
     /// warning); more means the file is not a JPEG we should read.
     static let maxGarbage = 1 << 16
+    static let windowSize = 4096
 
     init(size: Int, read: @escaping (Int, UnsafeMutableBufferPointer<UInt8>) throws(PNGError) -> Int) {
         self.size = size
@@ -142,13 +146,19 @@ private struct SegmentReader {
 
     /// Up to `count` bytes from `offset` (fewer at the end of the file); advances past them.
     mutating func bytes(_ count: Int) throws(PNGError) -> [UInt8] {
-        let wanted = max(0, min(count, size - offset))
-        var result = [UInt8](repeating: 0, count: wanted)
-        let got = try result.withUnsafeMutableBufferPointer { buffer throws(PNGError) in
-            try read(offset, buffer)
+        let wanted = min(count, size - offset)
+        guard wanted > 0 else { return [] }
+        if offset < windowStart || offset + wanted > windowStart + window.count {
+            var block = [UInt8](repeating: 0, count: min(max(Self.windowSize, wanted), size - offset))
+            let got = try block.withUnsafeMutableBufferPointer { buffer throws(PNGError) in try read(offset, buffer) }
+            block.removeLast(block.count - got)
+            window = block
+            windowStart = offset
         }
-        offset += got
-        return Array(result.prefix(got))
+        let start = offset - windowStart
+        let taken = min(wanted, window.count - start)
+        offset += taken
+        return Array(window[start ..< start + taken])
     }
 
     mutating func uint16() throws(PNGError) -> Int {
