@@ -10,8 +10,10 @@ import PNGCodec
 ///   (CMYK converted as Pillow does: samples read as inverted, Photoshop's convention).
 ///   Colour profiles are not applied (SPEC §2).
 /// - Limits, before anything is allocated: the stored size must pass `limits.refusal`, and
-///   libjpeg may allocate at most `memoryBudget` bytes in all (a progressive file holds all
-///   its coefficients, 2 bytes a sample), at most 1000 progressive scans.
+///   libjpeg's memory manager gets `memoryBudget` (`max_memory_to_use`): the whole-image
+///   buffers a progressive or multi-scan file needs (its coefficients, 2 bytes a sample)
+///   must fit in it, else the file is refused before they are allocated; at most 1000
+///   progressive scans are read.
 /// - Damage inside the image data (truncation, corrupt entropy-coded data) is not fatal:
 ///   libjpeg fills what is missing with grey and the rows still arrive; the first such
 ///   problem is `trailingProblem` after `readRows`.
@@ -35,6 +37,7 @@ public final class JPEGDecoder {
     public static let defaultMemoryBudget = 256 << 20
 
     private let bridge: OpaquePointer
+    /// Kept open while the bridge reads its descriptor.
     private let file: InputFile
     private var consumed = false
 

@@ -9,9 +9,9 @@ import Raster
 ///
 /// Reads only the markers up to the first scan header (SOS): each segment's length is read
 /// and the segment skipped, so a 20 MB photo costs a few small reads. A file cut before its
-/// first scan's data is refused here. Only SOF0 (baseline), SOF1
-/// (extended), SOF2 (progressive) and their arithmetic-coded twins SOF9/SOF10 are accepted
-/// (what libjpeg-turbo decodes). The orientation comes from the first APP1 "Exif" segment:
+/// first scan's data is refused here. Only SOF0 (baseline), SOF1 (extended), SOF2
+/// (progressive) and their arithmetic-coded twins SOF9/SOF10 are accepted (what
+/// libjpeg-turbo decodes). The orientation comes from the first APP1 "Exif" segment:
 /// TIFF header (II or MM), IFD0, tag 0x0112; any inconsistency there (lengths or offsets
 /// that point outside the segment, a wrong type, a value outside 1...8) gives `.up`, never
 /// an error, since the picture itself is still good.
