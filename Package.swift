@@ -16,11 +16,13 @@ let package = Package(
         .executable(name: "masonry", targets: ["masonry"]),
         .executable(name: "masonry-bench", targets: ["masonry-bench"]),
         .library(name: "PNGCodec", targets: ["PNGCodec"]),
+        .library(name: "JPEGCodec", targets: ["JPEGCodec"]),
         .library(name: "MasonryLayout", targets: ["MasonryLayout"]),
         .library(name: "Raster", targets: ["Raster"]),
         .library(name: "MasonrySheet", targets: ["MasonrySheet"]),
         .library(name: "BitmapText", targets: ["BitmapText"]),
         .library(name: "ImageDiff", targets: ["ImageDiff"]),
+        .library(name: "ThumbnailCache", targets: ["ThumbnailCache"]),
     ],
     targets: [
         // libpng and zlib from Debian (libpng-dev, zlib1g-dev).
@@ -38,24 +40,39 @@ let package = Package(
         // The only code that calls libpng: owns every setjmp.
         .target(name: "CPNGBridge", dependencies: ["CLibPNG"]),
         .target(name: "PNGCodec", dependencies: ["CPNGBridge", "CZlib"]),
+        // libjpeg-turbo from Debian (libjpeg62-turbo-dev).
+        .systemLibrary(
+            name: "CLibJPEG",
+            pkgConfig: "libjpeg",
+            providers: [.apt(["libjpeg62-turbo-dev"])]
+        ),
+        // The only code that calls libjpeg: owns every setjmp.
+        .target(name: "CJPEGBridge", dependencies: ["CLibJPEG"]),
+        .target(name: "JPEGCodec", dependencies: ["CJPEGBridge", "PNGCodec", "Raster"]),
         .target(name: "MasonryLayout"),
         .target(name: "Raster", swiftSettings: rasterSettings),
         // The built-in font and the text and box painters; FONT-LICENSE is the font's notice.
         .target(name: "BitmapText", dependencies: ["Raster"], exclude: ["FONT-LICENSE"]),
         .target(name: "ImageDiff"),
-        .target(name: "MasonrySheet", dependencies: ["PNGCodec", "MasonryLayout", "Raster", "ImageDiff", "BitmapText"]),
-        .target(name: "MasonryCommand", dependencies: ["MasonrySheet"]),
+        .target(name: "MasonrySheet", dependencies: ["PNGCodec", "MasonryLayout", "Raster", "BitmapText", "ThumbnailCache", "ImageDiff"]),
+        .target(name: "MasonryCommand", dependencies: ["MasonrySheet", "BitmapText"]),
+        // Thumbnails kept between runs (issue #15); CRC-32 from zlib.
+        .target(name: "ThumbnailCache", dependencies: ["CZlib"]),
         .executableTarget(name: "masonry", dependencies: ["MasonryCommand", "MasonrySheet"]),
-        .executableTarget(name: "masonry-bench", dependencies: ["MasonrySheet", "PNGCodec", "MasonryLayout", "Raster", "TestSupport"]),
+        .executableTarget(name: "masonry-bench", dependencies: ["MasonrySheet", "PNGCodec", "JPEGCodec", "MasonryLayout", "Raster", "TestSupport"]),
 
         // Tests. TestSupport holds what several test targets share.
         .target(name: "TestSupport", dependencies: ["PNGCodec"], path: "Tests/TestSupport"),
         .testTarget(name: "PNGCodecTests", dependencies: ["PNGCodec", "CZlib", "TestSupport"], resources: [.copy("Fixtures")]),
         .testTarget(name: "MasonryLayoutTests", dependencies: ["MasonryLayout", "TestSupport"]),
+        .testTarget(name: "JPEGCodecTests", dependencies: ["JPEGCodec", "PNGCodec", "Raster", "TestSupport"], resources: [.copy("Fixtures")]),
         .testTarget(name: "RasterTests", dependencies: ["Raster", "TestSupport"], resources: [.copy("Fixtures")]),
         .testTarget(name: "MasonrySheetTests", dependencies: ["MasonrySheet", "PNGCodec", "Raster", "TestSupport"]),
         .testTarget(name: "BitmapTextTests", dependencies: ["BitmapText", "MasonrySheet", "PNGCodec", "Raster", "TestSupport"], resources: [.copy("Fixtures")]),
         .testTarget(name: "ImageDiffTests", dependencies: ["ImageDiff", "PNGCodec", "TestSupport"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "ThumbnailCacheTests", dependencies: ["ThumbnailCache", "TestSupport"], exclude: ["Golden"]),
+        // Child process for ThumbnailCacheTests: a cache user with a file size limit, another uid, or in parallel.
+        .executableTarget(name: "ThumbnailCacheProbe", dependencies: ["ThumbnailCache"], path: "Tests/ThumbnailCacheProbe"),
         .testTarget(name: "HostileInputTests", dependencies: ["PNGCodec", "MasonryLayout", "Raster", "MasonrySheet", "MasonryCommand", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]

@@ -1,3 +1,4 @@
+import BitmapText
 import Foundation
 import MasonryLayout
 import MasonrySheet
@@ -10,6 +11,7 @@ struct OutputSettings: Equatable {
     /// nil: a bar when stderr is a terminal.
     var progress: Bool?
     var strict = false
+    var verbose = false
 }
 
 /// Turns parsed arguments into a validated `SheetRequest`, or a usage error
@@ -39,7 +41,8 @@ enum CommandSettings {
                 rowGap: number(.rowGap, in: 0...LayoutLimits.maxLength) ?? gap ?? 8,
                 insets: insets, order: order,
                 tolerance: number(.tolerance, in: 0...LayoutLimits.maxLength) ?? 0,
-                maxTileAspect: number(.maxTileAspect, in: 1...LayoutLimits.maxLength) ?? 4)
+                maxTileAspect: number(.maxTileAspect, in: 1...LayoutLimits.maxLength) ?? 4,
+                enlargesNarrowImages: values[.enlarge] != TileStyle.EnlargeMode.never.rawValue)
         } catch let error as UsageError {
             throw error
         } catch {
@@ -47,12 +50,10 @@ enum CommandSettings {
         }
 
         var options = SheetOptions(layout: layout)
-        if let text = values[.background] {
-            do { options.background = try RGBA8Color(parsing: text) } catch {
-                throw UsageError("Invalid value '\(RawPath(text).displayName)' for '--background <color>': "
-                                 + RawPath(String(describing: error)).displayName)
-            }
-        }
+        options.background = try color(.background, in: values) ?? options.background
+        options.style = try style(values)
+        options.title = values[.title]
+        options.sections = parsed.flags.contains(.sections)
         if let text = values[.sort] {
             guard let order = InputOrder(rawValue: text) else {
                 throw invalid(.sort, text, "expected natural, name, mtime, size or none")
@@ -66,6 +67,8 @@ enum CommandSettings {
         if let text = values[.compression] { options.compression = try parseCompression(text) }
         options.paging.maxHeight = try number(.pageHeight, in: 0...Int(Int32.max)) ?? options.paging.maxHeight
         options.paging.maxImagesPerPage = try number(.perPage, in: 1...Int(Int32.max)) ?? 0
+        options.cache = parsed.paths[.cache]
+        if let text = values[.cacheMaxBytes] { options.cacheMaxBytes = try parseByteCount(text, option: .cacheMaxBytes) }
         options.maxMemory = try number(.maxMemory, in: 1...(1 << 40)).map { $0 << 20 } ?? options.maxMemory
 
         var request = SheetRequest(inputs: parsed.inputs, output: parsed.paths[.output] ?? RawPath("sheet.png"),
@@ -81,9 +84,50 @@ enum CommandSettings {
         var output = OutputSettings()
         output.quiet = parsed.flags.contains(.quiet)
         output.strict = parsed.flags.contains(.strict)
+        output.verbose = parsed.flags.contains(.verbose)
         if parsed.flags.contains(.progress) { output.progress = true }
         if parsed.flags.contains(.noProgress) { output.progress = false }
         return (request, output)
+    }
+
+    /// The colour given for `key`, or nil when the option is absent.
+    static func color(_ key: OptionSpec.Key, in values: [OptionSpec.Key: String]) throws(UsageError) -> RGBA8Color? {
+        guard let text = values[key] else { return nil }
+        do { return try RGBA8Color(parsing: text) } catch {
+            throw invalid(key, text, RawPath(String(describing: error)).displayName)
+        }
+    }
+
+    /// Captions, font, tile background, frame and enlarging.
+    static func style(_ values: [OptionSpec.Key: String]) throws(UsageError) -> TileStyle {
+        var style = TileStyle()
+        if let text = values[.caption] {
+            do { style.caption = try CaptionFormat(parsing: text) } catch { throw invalid(.caption, text, error.description) }
+        }
+        if let text = values[.fontSize] {
+            guard let size = FontSize(rawValue: text) else { throw invalid(.fontSize, text, "expected small, medium or large") }
+            style.fontSize = size
+        }
+        style.captionColor = try color(.captionColor, in: values)
+        style.tileBackground = try color(.tileBackground, in: values)
+        if let text = values[.frame] {
+            let parts = text.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
+            let width = try parseNumber(parts[0], option: .frame, in: 1...LayoutLimits.maxLength)
+            var frameColor = RGBA8Color(r: 0xC0, g: 0xC0, b: 0xC0)
+            if parts.count == 2 {
+                do { frameColor = try RGBA8Color(parsing: parts[1]) } catch {
+                    throw invalid(.frame, text, RawPath(String(describing: error)).displayName)
+                }
+            }
+            style.frame = TileStyle.Frame(width: width, color: frameColor)
+        }
+        if let text = values[.enlarge] {
+            guard let mode = TileStyle.EnlargeMode(rawValue: text) else {
+                throw invalid(.enlarge, text, "expected smooth, pixelated or never")
+            }
+            style.enlarge = mode
+        }
+        return style
     }
 
     /// A whole decimal number within `range` (no sign for non-negative ranges, no spaces).
@@ -95,6 +139,15 @@ enum CommandSettings {
             throw invalid(option, text, "must be from \(range.lowerBound) to \(range.upperBound)")
         }
         return value
+    }
+
+    /// A number of bytes, optionally with K, M or G (powers of 1024).
+    static func parseByteCount(_ text: String, option: OptionSpec.Key) throws(UsageError) -> Int {
+        let units: [Character: Int] = ["K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30]
+        let unit = text.last.flatMap { units[$0] }
+        let digits = unit == nil ? text : String(text.dropLast())
+        let limit = (1 << 50) / (unit ?? 1)
+        return try parseNumber(digits, option: option, in: 0...limit) * (unit ?? 1)
     }
 
     /// One to four comma-separated numbers, as CSS margins: all; vertical,horizontal;

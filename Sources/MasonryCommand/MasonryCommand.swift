@@ -48,6 +48,9 @@ public enum MasonryCommand {
         do {
             let report = try SheetPipeline.run(request, events: events)
             progress.finish()
+            if settings.verbose && !settings.quiet {
+                for warning in report.cacheWarnings { progress.printLine("masonry: cache: \(warning)") }
+            }
             if !settings.quiet {
                 let seconds = Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e9
                 output.standardError("masonry: \(summary(of: report, request: request)), "
@@ -65,7 +68,8 @@ public enum MasonryCommand {
     /// `wrote 3 of 3 pages sheet-001.png … sheet-003.png (1200×≤16384): 2157 images`, or
     /// `planned 3 pages in plan.json: 2157 images`.
     static func summary(of report: SheetReport, request: SheetRequest) -> String {
-        let images = report.rendered == 1 ? "1 image" : "\(report.rendered) images"
+        let images = (report.rendered == 1 ? "1 image" : "\(report.rendered) images")
+            + (report.fromCache > 0 ? " (\(report.fromCache) from the cache)" : "")
         let pages = report.pageCount == 1 ? "1 page" : "\(report.pageCount) pages"
         guard let first = report.written.first, let last = report.written.last else {
             return "planned \(pages) in \(request.manifest?.displayName ?? "the manifest"): \(images)"

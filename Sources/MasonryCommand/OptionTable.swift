@@ -4,7 +4,8 @@ struct OptionSpec: Sendable {
     enum Key: Sendable, Hashable {
         case output, columns, width, columnWidth, gap, columnGap, rowGap, margin, background, order, tolerance
         case maxTileAspect, sort, reverse, recursive, manifest, pageHeight, perPage, page, planOnly
-        case jobs, maxPixels, maxMemory, compression
+        case caption, fontSize, captionColor, title, sections, tileBackground, frame, enlarge
+        case jobs, maxPixels, maxMemory, compression, cache, cacheMaxBytes, verbose
         case quiet, progress, noProgress, strict, help, version
         // masonry compare (CompareCommand.swift)
         case threshold, includeAA, maxDiffPixels, maxDiffRatio, allowResize, failOnMissing, showUnchanged, report
@@ -39,6 +40,24 @@ let optionTable: [OptionSpec] = [
           help: "With shortest: take the leftmost column within this many pixels of the shortest.", defaultText: "0"),
     .init(key: .maxTileAspect, short: nil, long: "max-tile-aspect", value: "n",
           help: "A tile is never taller than n times its width; taller pictures are centred.", defaultText: "4"),
+    .init(key: .caption, short: nil, long: "caption", value: "format",
+          help: "A caption under every picture: text with {name}, {path}, {stem}, {width}, {height}, {bytes}, {index}; "
+              + "{{ and }} for braces; \\n between lines (at most 4).", defaultText: nil),
+    .init(key: .fontSize, short: nil, long: "font-size", value: "size",
+          help: "Built-in font for captions: small (6x13), medium (9x15) or large (10x20).", defaultText: "small"),
+    .init(key: .captionColor, short: nil, long: "caption-color", value: "color",
+          help: "Caption text colour.", defaultText: "black on a light tile, white on a dark one"),
+    .init(key: .title, short: nil, long: "title", value: "text",
+          help: "A title band at the top of every page (with \"page k of n\" when there are several).", defaultText: nil),
+    .init(key: .sections, short: nil, long: "sections", value: nil,
+          help: "One section per folder, under a header with its path and image count.", defaultText: nil),
+    .init(key: .tileBackground, short: nil, long: "tile-background", value: "color",
+          help: "Painted behind each picture, so transparent pictures show their tile.", defaultText: nil),
+    .init(key: .frame, short: nil, long: "frame", value: "px[:color]",
+          help: "A border inside each tile (colour #c0c0c0 unless given).", defaultText: nil),
+    .init(key: .enlarge, short: nil, long: "enlarge", value: "mode",
+          help: "Pictures narrower than their column: smooth (enlarged, bicubic), pixelated (enlarged, nearest "
+              + "neighbour) or never (own size, centred).", defaultText: "smooth"),
     .init(key: .sort, short: nil, long: "sort", value: "key",
           help: "Input order: natural, name, mtime, size or none.", defaultText: "natural"),
     .init(key: .reverse, short: nil, long: "reverse", value: nil, help: "Reverse the input order.", defaultText: nil),
@@ -59,9 +78,17 @@ let optionTable: [OptionSpec] = [
           help: "Skip input images with more pixels than this.", defaultText: "178956970"),
     .init(key: .maxMemory, short: nil, long: "max-memory", value: "MiB",
           help: "Refuse a run whose painting would hold more memory than this.", defaultText: "1024"),
+    .init(key: .cache, short: nil, long: "cache", value: "dir",
+          help: "Keep thumbnails in this folder between runs; unchanged inputs are not decoded again, and every "
+              + "output byte stays the same.", defaultText: nil),
+    .init(key: .cacheMaxBytes, short: nil, long: "cache-max-bytes", value: "n",
+          help: "Bound of the cache (bytes, or with K, M or G); least recently used thumbnails are removed.",
+          defaultText: "1G"),
     .init(key: .compression, short: nil, long: "compression", value: "level",
           help: "fast, default, small, or a zlib level 0-9.", defaultText: "default"),
     .init(key: .quiet, short: "q", long: "quiet", value: nil, help: "Print errors only.", defaultText: nil),
+    .init(key: .verbose, short: "v", long: "verbose", value: nil,
+          help: "Also print what the cache could not do (damaged entries replaced, full disk).", defaultText: nil),
     .init(key: .progress, short: nil, long: "progress", value: nil,
           help: "Show a progress bar on stderr (default when stderr is a terminal).", defaultText: nil),
     .init(key: .noProgress, short: nil, long: "no-progress", value: nil, help: "Never show a progress bar.", defaultText: nil),

@@ -79,6 +79,9 @@ public struct LayoutConfiguration: Sendable, Hashable {
     public let columnWidths: [Int]
     /// Left edge of each column.
     public let columnXs: [Int]
+    /// Whether pictures narrower than their column are enlarged to its width (SPEC §1); when
+    /// false they keep their own size, centred, and the tile's height is the picture's.
+    public let enlargesNarrowImages: Bool
 
     public static let defaultWidth = 1200
     public static let defaultColumns = 4
@@ -96,7 +99,8 @@ public struct LayoutConfiguration: Sendable, Hashable {
         insets: LayoutInsets = .init(all: 8),
         order: PlacementOrder = .shortest,
         tolerance: Int = 0,
-        maxTileAspect: Int = 4
+        maxTileAspect: Int = 4,
+        enlargesNarrowImages: Bool = true
     ) throws(LayoutError) {
         let length = 0 ... LayoutLimits.maxLength
         let positiveLength = 1 ... LayoutLimits.maxLength
@@ -179,6 +183,7 @@ public struct LayoutConfiguration: Sendable, Hashable {
         self.maxTileAspect = maxTileAspect
         self.columnWidths = widths
         self.columnXs = xs
+        self.enlargesNarrowImages = enlargesNarrowImages
     }
 
     /// The width the columns and gaps share: `width - insets.left - insets.right`.

@@ -20,6 +20,18 @@ public struct PageLimits: Sendable, Hashable {
     public static let onePage = PageLimits()
 }
 
+/// A section's header band on a page of a `PagedLayout`.
+public struct LayoutSectionHeader: Sendable, Hashable {
+    /// The section's number, from 0.
+    public let section: Int
+    /// The page (0-based) it is on.
+    public let page: Int
+    /// True when it repeats the header of a section that began on an earlier page.
+    public let continued: Bool
+    /// The band: the inner width, `sectionHeaderHeight` tall.
+    public let frame: LayoutRect
+}
+
 /// One page of a `PagedLayout`: which tiles it holds and how tall it is.
 public struct LayoutPage: Sendable, Hashable {
     /// The indices of its tiles (consecutive: pages partition the images in order).
@@ -44,48 +56,73 @@ public struct PagedLayout: Sendable {
     public private(set) var tiles: [PlacedTile] = []
     public private(set) var pages: [LayoutPage] = []
 
+    /// Section header bands, in order (empty without sections).
+    public private(set) var headers: [LayoutSectionHeader] = []
+
     /// Lays out `sizes` (both sides at least 1), each tile with a band of `bandHeight` px
-    /// (0...`LayoutLimits.maxLength`) under its picture. Throws when a tile cannot fit on any
-    /// page (the message names `smallestMaxHeight`) or would end below `LayoutLimits.maxCoordinate`.
+    /// (0...`LayoutLimits.maxLength`) under its picture. With `sectionStarts` (the first image
+    /// of each section, ascending, starting with 0), every section begins with a header band
+    /// `sectionHeaderHeight` px tall across the inner width, a row gap above its columns, which
+    /// start level below it; a header is placed only together with its section's first tile
+    /// (never alone at a page's foot), and a section that goes on over a page break repeats its
+    /// header there (`continued`). Throws when a tile cannot fit on any page (the message names
+    /// `smallestMaxHeight`) or would end below `LayoutLimits.maxCoordinate`.
     public init(configuration: LayoutConfiguration, sizes: [LayoutSize], bandHeight: Int = 0,
-                limits: PageLimits) throws(LayoutError) {
+                sectionStarts: [Int] = [], sectionHeaderHeight: Int = 0, limits: PageLimits) throws(LayoutError) {
         self.configuration = configuration
         self.limits = limits
         let insets = configuration.insets
         let top = insets.top + limits.headerHeight
         let floor = limits.maxHeight > 0 ? limits.maxHeight - insets.bottom : LayoutLimits.maxCoordinate
-        var stack = ColumnStack(configuration: configuration, top: top)
+        let sectioned = !sectionStarts.isEmpty
+        let headerSpace = sectioned ? sectionHeaderHeight + configuration.rowGap : 0
+        let starts = Set(sectionStarts)
+        var section = -1
+        var stack = ColumnStack(configuration: configuration, top: top + headerSpace)
         var pageStart = 0
         tiles.reserveCapacity(sizes.count)
         for (index, size) in sizes.enumerated() {
             guard size.width >= 1, size.height >= 1 else {
                 throw LayoutError("image \(index) has size \(size.width)x\(size.height): both sides must be at least 1")
             }
+            let opensSection = starts.contains(index)
+            if opensSection { section += 1 }
+            // A section's header goes a row gap below everything on the page, or at the page's top.
+            var headerY = index > pageStart && opensSection ? stack.contentBottom + configuration.rowGap : top
+            if opensSection && index > pageStart {
+                stack = ColumnStack(configuration: configuration, top: headerY + headerSpace)
+            }
             var proposal = stack.propose(sourceWidth: size.width, sourceHeight: size.height, bandHeight: bandHeight)
             let full = limits.maxTiles > 0 && index - pageStart == limits.maxTiles
             if (proposal.bottom > floor || full) && index > pageStart {
-                closePage(stack, from: pageStart)
+                closePage(lastBottom: opensSection ? headerY - configuration.rowGap : stack.contentBottom, from: pageStart)
                 pageStart = index
-                stack = ColumnStack(configuration: configuration, top: top)
+                headerY = top
+                stack = ColumnStack(configuration: configuration, top: top + headerSpace)
                 proposal = stack.propose(sourceWidth: size.width, sourceHeight: size.height, bandHeight: bandHeight)
             }
             guard proposal.bottom <= floor else {
                 if limits.maxHeight > 0 {
-                    let needed = Self.smallestMaxHeight(configuration: configuration, sizes: sizes,
-                                                        bandHeight: bandHeight, headerHeight: limits.headerHeight)
+                    let needed = Self.smallestMaxHeight(configuration: configuration, sizes: sizes, bandHeight: bandHeight,
+                                                        headerHeight: limits.headerHeight + headerSpace)
                     throw LayoutError("image \(index) needs a tile \(proposal.height) px tall, which no page of "
                                       + "\(limits.maxHeight) px can hold; the smallest page height that works is \(needed)")
                 }
                 throw LayoutError("image \(index) would end at y = \(proposal.bottom), beyond the layout limit \(LayoutLimits.maxCoordinate)")
             }
+            if sectioned && (opensSection || index == pageStart) {
+                headers.append(LayoutSectionHeader(
+                    section: section, page: pages.count, continued: !opensSection,
+                    frame: LayoutRect(x: insets.left, y: headerY, width: configuration.innerWidth, height: sectionHeaderHeight)))
+            }
             stack.commit(proposal)
             tiles.append(stack.tiles[stack.tiles.count - 1].renumbered(index))
         }
-        closePage(stack, from: pageStart)
+        closePage(lastBottom: stack.contentBottom, from: pageStart)
     }
 
-    private mutating func closePage(_ stack: ColumnStack, from start: Int) {
-        pages.append(LayoutPage(tiles: start ..< tiles.count, height: stack.contentBottom + configuration.insets.bottom))
+    private mutating func closePage(lastBottom: Int, from start: Int) {
+        pages.append(LayoutPage(tiles: start ..< tiles.count, height: lastBottom + configuration.insets.bottom))
     }
 
     /// The page (0-based) that holds tile `index`.
@@ -103,12 +140,12 @@ public struct PagedLayout: Sendable {
     /// that is taller) plus the insets and the header band.
     public static func smallestMaxHeight(configuration: LayoutConfiguration, sizes: [LayoutSize], bandHeight: Int,
                                          headerHeight: Int) -> Int {
-        let widths = Set(configuration.columnWidths)
+        // Columns of equal width give equal heights: only the first of each width matters.
+        let columns = configuration.columnWidths.indices.filter { $0 == 0 || configuration.columnWidths[$0] != configuration.columnWidths[$0 - 1] }
         var tallest = 0
         for size in sizes where size.width >= 1 && size.height >= 1 {
-            for width in widths {
-                let (height, _) = tileHeight(columnWidth: width, sourceWidth: size.width, sourceHeight: size.height,
-                                             cap: configuration.maxTileAspect * width)
+            for column in columns {
+                let (height, _) = pictureSize(configuration, column: column, sourceWidth: size.width, sourceHeight: size.height)
                 tallest = max(tallest, height)
             }
         }

@@ -123,6 +123,20 @@ struct Proposal {
     var bottom: Int { y &+ height }
 }
 
+/// The height of a picture of `sourceWidth` x `sourceHeight` in `column` and the width it is
+/// drawn at: `tileHeight` in the column's width, or, for a narrower picture that is not to be
+/// enlarged, in its own width (so its own size, unless capped by the column's aspect cap).
+@inline(__always)
+func pictureSize(_ configuration: LayoutConfiguration, column: Int, sourceWidth: Int, sourceHeight: Int)
+    -> (height: Int, imageWidth: Int)
+{
+    let width = configuration.columnWidths[column]
+    let drawnWidth = configuration.enlargesNarrowImages ? width : min(width, sourceWidth)
+    // width <= 2^24 and maxTileAspect <= 2^24, so the cap is at most 2^48.
+    return tileHeight(columnWidth: drawnWidth, sourceWidth: sourceWidth, sourceHeight: sourceHeight,
+                      cap: configuration.maxTileAspect &* width)
+}
+
 /// A tile as its column's list keeps it for queries: its bottom edge and its index.
 struct ColumnEntry: Sendable {
     let bottom: Int
@@ -202,11 +216,8 @@ struct ColumnStack: Sendable {
     @inline(__always)
     func propose(sourceWidth: Int, sourceHeight: Int, bandHeight: Int) -> Proposal {
         let column = chooseColumn(index: tiles.count)
-        let width = configuration.columnWidths[column]
-        // width <= 2^24 and maxTileAspect <= 2^24, so the cap is at most 2^48.
-        let (height, imageWidth) = tileHeight(
-            columnWidth: width, sourceWidth: sourceWidth, sourceHeight: sourceHeight,
-            cap: configuration.maxTileAspect &* width)
+        let (height, imageWidth) = pictureSize(configuration, column: column, sourceWidth: sourceWidth,
+                                               sourceHeight: sourceHeight)
         // y is a column bottom: at most maxCoordinate plus a few 2^24 (a row gap, or a
         // section's insets and header), and height + band <= 2^49: the sums cannot overflow.
         return Proposal(column: column, y: bottomTree[leafBase + column], height: height &+ bandHeight,

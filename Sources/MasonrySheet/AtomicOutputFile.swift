@@ -5,9 +5,11 @@ import Foundation
 
 /// A file written beside its target under a temporary name and renamed into
 /// place only when complete, so a failed or interrupted run leaves any earlier
-/// file untouched. The temporary name never ends in `.png` or `.json`, so a
-/// concurrent scan of the same folder cannot pick it up, and it is removed on
-/// failure, on `discard()`, on deinit, and by `SignalCleanup` on Ctrl-C/SIGTERM.
+/// file untouched. The temporary name (`TemporaryName`) never ends in `.png`
+/// or `.json`, so a concurrent scan of the same folder cannot pick it up, and
+/// it is removed on failure, on `discard()`, on deinit, by `SignalCleanup` on
+/// Ctrl-C/SIGTERM, and, after a SIGKILL or a crash, by the next run that writes
+/// in the same folder.
 public final class AtomicOutputFile {
     public let target: RawPath
     public let temporary: RawPath
@@ -18,22 +20,29 @@ public final class AtomicOutputFile {
     /// Creates the temporary file; fails with a readable reason when the
     /// target's folder is missing or not writable, or the target is a folder.
     public init(target: RawPath) throws(SheetError) {
-        var status = stat()
-        if target.withCString({ stat($0, &status) }) == 0, status.st_mode & S_IFMT == S_IFDIR {
-            throw SheetError("cannot write \(target.displayName): it is a folder")
-        }
-        // The rename in `commit()` replaces whatever the target name points at.
-        // For a device, FIFO or socket (`-o /dev/null` as root) that would
-        // swap the node itself for a PNG file, so only regular files (or
-        // links to them) may be replaced.
-        if target.withCString({ stat($0, &status) }) == 0, status.st_mode & S_IFMT != S_IFREG {
-            throw SheetError("cannot write \(target.displayName): it is not a regular file")
+        if let status = target.status(), status.st_mode & S_IFMT != S_IFREG {
+            // The rename in `commit()` replaces whatever the target name points at.
+            // For a device, FIFO or socket (`-o /dev/null` as root) that would
+            // swap the node itself for a PNG file, so only regular files (or
+            // links to them) may be replaced.
+            let what = status.st_mode & S_IFMT == S_IFDIR ? "it is a folder" : "it is not a regular file"
+            throw SheetError("cannot write \(target.displayName): \(what)")
         }
         let folder = target.parent
-        var name = Array(".".utf8) + target.lastComponent + Array(".masonry-\(getpid())-".utf8)
-        name += Array(String(UInt32.random(in: 0...UInt32.max), radix: 36).utf8) + Array(".tmp".utf8)
-        let temporary = target.bytes.contains(UInt8(ascii: "/")) ? folder.appending(name) : RawPath(bytes: name)
-        let fd = temporary.withCString { open($0, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o666) }
+        if Self.isAppendOnly(folder) {
+            // Files can be made there but never renamed or removed: the temporary file would stay forever.
+            throw SheetError("cannot write \(target.displayName): folder \(folder.displayName) is append-only (chattr +a), "
+                             + "so no file in it can be replaced")
+        }
+        TemporaryName.removeAbandoned(in: folder)
+        var fd: Int32 = -1
+        var temporary = target
+        for _ in 0..<8 {   // another run's name may be taken by chance: draw again
+            let name = TemporaryName.make(for: target.lastComponent)
+            temporary = target.bytes.contains(UInt8(ascii: "/")) ? folder.appending(name) : RawPath(bytes: name)
+            fd = temporary.open(O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode: 0o666)
+            if fd >= 0 || errno != EEXIST { break }
+        }
         guard fd >= 0 else {
             let code = errno
             let reason = code == ENOENT ? "folder \(folder.displayName) does not exist"
@@ -49,22 +58,49 @@ public final class AtomicOutputFile {
 
     /// Flushes the data to disk and renames the file over the target.
     public func commit() throws(SheetError) {
-        precondition(!finished, "output file committed twice")
-        finished = true
-        defer { SignalCleanup.unregister(temporary) }
-        let synced = fsync(descriptor) == 0 || errno == EINVAL
-        let syncError = errno
-        close(descriptor)
-        guard synced else {
-            _ = temporary.withCString { unlink($0) }
-            throw SheetError("cannot write \(target.displayName): \(String(cString: strerror(syncError)))")
+        try Self.commit([self])
+    }
+
+    /// Flushes every file to disk, then renames them over their targets in
+    /// order while holding `OutputLock` on their folders, so that runs writing
+    /// the same outputs concurrently never leave files of one run beside files
+    /// of another.
+    public static func commit(_ files: [AtomicOutputFile]) throws(SheetError) {
+        for file in files {
+            precondition(!file.finished, "output file committed twice")
+            let synced = fsync(file.descriptor) == 0 || errno == EINVAL
+            if !synced { throw file.failure(errno) }
         }
-        let renamed = temporary.withCString { from in target.withCString { to in rename(from, to) } }
-        guard renamed == 0 else {
-            let reason = String(cString: strerror(errno))
-            _ = temporary.withCString { unlink($0) }
-            throw SheetError("cannot write \(target.displayName): \(reason)")
+        let lock = try OutputLock(folders: files.map(\.target.parent))
+        defer { lock.release() }
+        for file in files {
+            file.finished = true
+            close(file.descriptor)
+            let renamed = file.temporary.withCString { from in file.target.withCString { to in rename(from, to) } }
+            let code = errno
+            SignalCleanup.unregister(file.temporary)
+            guard renamed == 0 else {
+                _ = file.temporary.withCString { unlink($0) }
+                throw file.failure(code)
+            }
         }
+    }
+
+    private func failure(_ code: Int32) -> SheetError {
+        SheetError("cannot write \(target.displayName): \(String(cString: strerror(code)))")
+    }
+
+    /// Whether the folder has the append-only attribute (`FS_IOC_GETFLAGS`
+    /// reports `FS_APPEND_FL`); false where the file system has no such flags.
+    private static func isAppendOnly(_ folder: RawPath) -> Bool {
+        let getFlags: UInt = 0x8008_6601   // FS_IOC_GETFLAGS: _IOR('f', 1, long) on 64-bit Linux
+        let appendOnly = 0x20              // FS_APPEND_FL
+        let descriptor = folder.open(O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NONBLOCK)
+        guard descriptor >= 0 else { return false }
+        defer { close(descriptor) }
+        var flags = 0   // the kernel writes an int into this
+        guard ioctl(descriptor, getFlags, &flags) == 0 else { return false }
+        return flags & appendOnly != 0
     }
 
     /// Removes the temporary file; the target is untouched.
@@ -82,9 +118,7 @@ public final class AtomicOutputFile {
         while offset < bytes.count {
             let wrote = bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress! + offset, $0.count - offset) }
             if wrote < 0 && errno == EINTR { continue }
-            guard wrote > 0 else {
-                throw SheetError("cannot write \(target.displayName): \(String(cString: strerror(errno)))")
-            }
+            guard wrote > 0 else { throw failure(errno) }
             offset += wrote
         }
     }

@@ -7,6 +7,18 @@ public struct InputCandidate: Sendable, Hashable {
     public let path: RawPath
     public let modificationTime: Int64
     public let byteSize: Int64
+    /// The file's device and inode when the scan saw it (nil: look it up by path).
+    let identity: FileIdentity?
+    /// True for a file named on the command line, false for one found in a folder.
+    public let namedDirectly: Bool
+
+    init(path: RawPath, modificationTime: Int64, byteSize: Int64, identity: FileIdentity? = nil, namedDirectly: Bool = false) {
+        self.path = path
+        self.modificationTime = modificationTime
+        self.byteSize = byteSize
+        self.identity = identity
+        self.namedDirectly = namedDirectly
+    }
 }
 
 /// An input left out, and why.
@@ -21,7 +33,7 @@ public struct SkippedInput: Sendable, Hashable {
 }
 
 /// The identity of a file on disk, to recognise the same file under two names.
-struct FileIdentity: Hashable {
+struct FileIdentity: Hashable, Sendable {
     let device: UInt64
     let inode: UInt64
 
@@ -32,8 +44,7 @@ struct FileIdentity: Hashable {
 
     /// The identity of the file at `path` (following links), if it exists.
     init?(path: RawPath) {
-        var status = stat()
-        guard path.withCString({ stat($0, &status) }) == 0 else { return nil }
+        guard let status = path.status() else { return nil }
         self.init(status)
     }
 }
@@ -44,8 +55,16 @@ struct FileIdentity: Hashable {
 /// case); with `recursive` they also contribute their sub-folders' entries,
 /// never entering a folder twice (so link loops end). Files named directly are
 /// read whatever their name. Only regular files (or links to them) are kept;
-/// everything else named like a PNG is reported with the reason. Files in
-/// `excluded` (the output sheet and manifest) are never inputs.
+/// everything else named like a PNG is reported with the reason.
+///
+/// Entries are examined with `fstatat` relative to their open folder, and
+/// folders are opened with `RawPath.open`, so depth is not limited by
+/// PATH_MAX; one folder is open at a time. Running out of descriptors or
+/// memory is the run's fault, not the entry's: `scan` then throws.
+///
+/// A file found in a folder that is one of the outputs (an earlier sheet or
+/// manifest, or a link to one) is not an input (SPEC §5); an output that is
+/// itself a link to an input is left to `OutputSafety`, which refuses it.
 struct InputScanner {
     let recursive: Bool
     let excluded: Set<FileIdentity>
@@ -54,63 +73,113 @@ struct InputScanner {
     private(set) var missingArguments: [SkippedInput] = []
     private var visitedFolders: Set<FileIdentity> = []
 
-    init(recursive: Bool, excluding excludedPaths: [RawPath]) {
+    init(recursive: Bool, excluding outputs: [RawPath]) {
         self.recursive = recursive
-        self.excluded = Set(excludedPaths.compactMap(FileIdentity.init(path:)))
+        self.excluded = Set(outputs.compactMap { output in
+            guard let entry = output.status(followingLinks: false), entry.st_mode & S_IFMT != S_IFLNK else { return nil }
+            return FileIdentity(entry)
+        })
     }
 
-    mutating func scan(arguments: [RawPath]) {
+    mutating func scan(arguments: [RawPath]) throws(SheetError) {
         for argument in arguments {
-            var status = stat()
-            guard argument.withCString({ stat($0, &status) }) == 0 else {
-                missingArguments.append(SkippedInput(path: argument, reason: Self.statFailure(argument, errno)))
+            guard let status = argument.status() else {
+                let code = errno
+                try Self.refuseRunFault(code, argument)
+                missingArguments.append(SkippedInput(path: argument, reason: Self.statFailure(argument, code)))
                 continue
             }
             if status.st_mode & S_IFMT == S_IFDIR {
-                scanFolder(argument, status: status)
+                try scanFolder(argument, status: status)
             } else {
-                consider(argument, status: status)
+                consider(argument, status: status, foundInFolder: false)
             }
         }
     }
 
-    private mutating func scanFolder(_ folder: RawPath, status: stat) {
+    /// One folder entry worth a look: a file to consider or a folder to enter.
+    private struct Entry {
+        let path: RawPath
+        let status: stat
+    }
+
+    private mutating func scanFolder(_ folder: RawPath, status: stat) throws(SheetError) {
         guard visitedFolders.insert(FileIdentity(status)).inserted else { return }
-        guard let directory = folder.withCString({ opendir($0) }) else {
-            skipped.append(SkippedInput(path: folder, reason: "cannot read folder: \(String(cString: strerror(errno)))"))
-            return
+        // List and examine the entries while the folder is open, then close it
+        // before entering sub-folders, so descriptors do not grow with depth.
+        guard let entries = try list(folder, expected: FileIdentity(status)) else { return }
+        for entry in entries {
+            if entry.status.st_mode & S_IFMT == S_IFDIR {
+                if recursive {
+                    try scanFolder(entry.path, status: entry.status)
+                } else {
+                    skipped.append(SkippedInput(path: entry.path, reason: "is a folder, not a file"))
+                }
+            } else {
+                consider(entry.path, status: entry.status, foundInFolder: true)
+            }
+        }
+    }
+
+    /// The folder's entries to consider (PNG names; with `recursive` also
+    /// folders), in listing order; failures are recorded as skipped. Nil when
+    /// the folder cannot be read at all, or is no longer the `expected` one.
+    private mutating func list(_ folder: RawPath, expected: FileIdentity) throws(SheetError) -> [Entry]? {
+        let descriptor = folder.open(O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard descriptor >= 0, let directory = fdopendir(descriptor) else {
+            let code = errno
+            if descriptor >= 0 { close(descriptor) }
+            try Self.refuseRunFault(code, folder)
+            skipped.append(SkippedInput(path: folder, reason: "cannot read folder: \(String(cString: strerror(code)))"))
+            return nil
+        }
+        var opened = stat()
+        guard fstat(descriptor, &opened) == 0, FileIdentity(opened) == expected else {
+            closedir(directory)
+            skipped.append(SkippedInput(path: folder, reason: "folder changed while it was being read"))
+            return nil
         }
         defer { closedir(directory) }
-        var names: [[UInt8]] = []
-        while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                Array(raw.prefix(while: { $0 != 0 }))
+        var entries: [Entry] = []
+        while true {
+            errno = 0
+            guard let entry = readdir(directory) else {
+                let code = errno
+                if code != 0 {
+                    try Self.refuseRunFault(code, folder)
+                    skipped.append(SkippedInput(path: folder, reason: "cannot read folder: \(String(cString: strerror(code)))"))
+                }
+                return entries
             }
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in Array(raw.prefix(while: { $0 != 0 })) }
             if name == [0x2E] || name == [0x2E, 0x2E] { continue }
-            names.append(name)
-        }
-        for name in names {
-            let path = folder.appending(name)
-            var entryStatus = stat()
             let looksLikePNG = Self.hasPNGExtension(name)
-            guard path.withCString({ stat($0, &entryStatus) }) == 0 else {
-                if looksLikePNG { skipped.append(SkippedInput(path: path, reason: Self.statFailure(path, errno))) }
+            // Without `recursive`, only PNG names matter: other entries are not even examined.
+            guard looksLikePNG || recursive else { continue }
+            var entryStatus = stat()
+            let examined = (name + [0]).withUnsafeBufferPointer { buffer in
+                buffer.withMemoryRebound(to: CChar.self) { fstatat(descriptor, $0.baseAddress!, &entryStatus, 0) }
+            }
+            let path = folder.appending(name)
+            guard examined == 0 else {
+                let code = errno
+                try Self.refuseRunFault(code, path)
+                // A link to nowhere under another name cannot hide images; anything else that
+                // cannot be examined (permission, a name too long, an I/O error) might, so it is reported.
+                if looksLikePNG || (code != ENOENT && code != ELOOP) {
+                    skipped.append(SkippedInput(path: path, reason: Self.entryFailure(code, descriptor, name)))
+                }
                 continue
             }
-            if entryStatus.st_mode & S_IFMT == S_IFDIR {
-                if recursive {
-                    scanFolder(path, status: entryStatus)
-                } else if looksLikePNG {
-                    skipped.append(SkippedInput(path: path, reason: "is a folder, not a file"))
-                }
-            } else if looksLikePNG {
-                consider(path, status: entryStatus)
+            if looksLikePNG || entryStatus.st_mode & S_IFMT == S_IFDIR {
+                entries.append(Entry(path: path, status: entryStatus))
             }
         }
     }
 
-    private mutating func consider(_ path: RawPath, status: stat) {
-        guard !excluded.contains(FileIdentity(status)) else { return }
+    private mutating func consider(_ path: RawPath, status: stat, foundInFolder: Bool) {
+        let identity = FileIdentity(status)
+        guard !(foundInFolder && excluded.contains(identity)) else { return }
         let kind = status.st_mode & S_IFMT
         guard kind == S_IFREG else {
             let reason = switch kind {
@@ -124,7 +193,7 @@ struct InputScanner {
             return
         }
         candidates.append(InputCandidate(path: path, modificationTime: Int64(status.st_mtim.tv_sec) * 1_000_000_000 + Int64(status.st_mtim.tv_nsec),
-                                         byteSize: Int64(status.st_size)))
+                                         byteSize: Int64(status.st_size), identity: identity, namedDirectly: !foundInFolder))
     }
 
     static func hasPNGExtension(_ name: [UInt8]) -> Bool {
@@ -133,16 +202,35 @@ struct InputScanner {
         return suffix == Array(".png".utf8)
     }
 
+    /// Running out of descriptors or memory says nothing about the file: the run stops.
+    static func refuseRunFault(_ code: Int32, _ path: RawPath) throws(SheetError) {
+        if let fault = RunFault.describe(code) {
+            throw SheetError("cannot read \(path.displayName): \(fault)")
+        }
+    }
+
     /// Why `stat` failed, telling a dangling link from a missing file.
     private static func statFailure(_ path: RawPath, _ code: Int32) -> String {
+        if code == ENOENT, path.status(followingLinks: false) != nil { return "broken symbolic link" }
+        return describe(code)
+    }
+
+    /// Why `fstatat` failed for a folder entry, telling a dangling link from a missing file.
+    private static func entryFailure(_ code: Int32, _ folder: Int32, _ name: [UInt8]) -> String {
+        guard code == ENOENT else { return describe(code) }
+        var linkStatus = stat()
+        let isLink = (name + [0]).withUnsafeBufferPointer { buffer in
+            buffer.withMemoryRebound(to: CChar.self) { fstatat(folder, $0.baseAddress!, &linkStatus, AT_SYMLINK_NOFOLLOW) }
+        } == 0
+        return isLink ? "broken symbolic link" : describe(code)
+    }
+
+    private static func describe(_ code: Int32) -> String {
         switch code {
-        case ELOOP: return "symbolic link loop"
-        case ENOENT:
-            var linkStatus = stat()
-            if path.withCString({ lstat($0, &linkStatus) }) == 0 { return "broken symbolic link" }
-            return "no such file or folder"
-        case EACCES: return "permission denied"
-        default: return String(cString: strerror(code))
+        case ELOOP: "symbolic link loop"
+        case ENOENT: "no such file or folder"
+        case EACCES: "permission denied"
+        default: String(cString: strerror(code))
         }
     }
 }

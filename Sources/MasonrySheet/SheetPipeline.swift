@@ -2,6 +2,7 @@ import Foundation
 import MasonryLayout
 import PNGCodec
 import Raster
+import ThumbnailCache
 
 /// Everything that decides a sheet's bytes, plus how hard to work on it.
 public struct SheetOptions: Sendable {
@@ -16,9 +17,19 @@ public struct SheetOptions: Sendable {
     public var compression: PNGEncodingSettings = .default
     /// How the wall is cut into pages (SPEC §6).
     public var paging = PagingOptions()
+    /// Captions, tile background, frame and enlarging (SPEC §7).
+    public var style = TileStyle()
+    /// A band at the top of every page with this text (and "page k of n" when paged).
+    public var title: String?
+    /// One section per folder, each under a header band (SPEC §6).
+    public var sections = false
     /// The most memory painting may hold at once (SPEC §5); a plan that needs more is refused
     /// before anything is allocated, naming the option to change.
     public var maxMemory: Int = 1 << 30
+    /// Where thumbnails are kept between runs (SPEC §10), or nil for no cache.
+    public var cache: RawPath?
+    /// The cache's bound in bytes: least recently used thumbnails are evicted at the end of a run.
+    public var cacheMaxBytes: Int = 1 << 30
 
     public init(layout: LayoutConfiguration) { self.layout = layout }
 }
@@ -62,6 +73,10 @@ public struct SheetReport: Sendable {
     public let pageCount: Int
     /// Pictures drawn (with `--plan-only`: planned).
     public let rendered: Int
+    /// Pictures drawn from the thumbnail cache.
+    public let fromCache: Int
+    /// What the cache could not do (damaged entries replaced, stores that failed), for `--verbose`.
+    public let cacheWarnings: [String]
     public let skipped: [SkippedInput]
 }
 
@@ -73,9 +88,12 @@ public enum SheetPipeline {
     /// atomically or left untouched.
     public static func run(_ request: SheetRequest, events: @escaping @Sendable (SheetEvent) -> Void = { _ in }) throws(SheetError) -> SheetReport {
         let options = request.options
-        let excluded = [request.output] + (request.manifest.map { [$0] } ?? [])
+        let outputs = [request.output] + (request.manifest.map { [$0] } ?? [])
+        // Earlier outputs are never read as inputs: the sheet, the manifest, and pages of an earlier run.
+        let excluded = outputs + Planner.existingPageFiles(output: request.output)
         var scanner = InputScanner(recursive: options.recursive, excluding: excluded)
-        scanner.scan(arguments: request.inputs)
+        try scanner.scan(arguments: request.inputs)
+        try OutputSafety.check(outputs: outputs, inputs: scanner.candidates)
         // Folder listings come in the file system's order, which differs between machines: report
         // what the scan skipped in natural order so messages and manifests are reproducible.
         var skipped = scanner.missingArguments
@@ -83,13 +101,18 @@ public enum SheetPipeline {
         let candidates = options.order.sorted(scanner.candidates, reversed: options.reverse)
 
         let limits = PNGLimits(maxPixels: options.maxPixels)
+        // Opens inputs of any path length; running out of descriptors fails the run, never a file.
+        let opener = InputOpener()
         let headers = parallelMap(count: candidates.count, jobs: options.jobs) { index in
-            readHeader(candidates[index].path, limits: limits)
+            readHeader(candidates[index].path, limits: limits, opener: opener)
         }
-        var images: [(path: RawPath, header: PNGHeader)] = []
+        try opener.checkRun()
+        var images: [PlannedImage] = []
         for (candidate, result) in zip(candidates, headers) {
             switch result {
-            case .success(let header): images.append((candidate.path, header))
+            case .success(let header):
+                images.append(PlannedImage(path: candidate.path, width: header.width, height: header.height,
+                                           byteSize: candidate.byteSize))
             case .failure(let error): skipped.append(SkippedInput(path: candidate.path, reason: error.reason))
             }
         }
@@ -100,9 +123,11 @@ public enum SheetPipeline {
                              : "no renderable PNG images (\(skipped.count) skipped)")
         }
 
-        let plan = try Planner.plan(
-            images: images.map { PlannedImage(path: $0.path, width: $0.header.width, height: $0.header.height) },
-            options: options, output: request.output)
+        var sections: [PlannedSection] = []
+        if options.sections { (images, sections) = Self.grouped(images, candidates: candidates) }
+        let plan = try Planner.plan(images: images, sections: sections, options: options, output: request.output)
+        try OutputSafety.check(outputs: plan.pages.map(\.file) + (request.manifest.map { [$0] } ?? []),
+                               inputs: scanner.candidates)
         let pages: [PagePlan]
         if let number = request.page {
             guard (1...plan.pages.count).contains(number) else {
@@ -122,20 +147,30 @@ public enum SheetPipeline {
             let total = pages.reduce(0) { $0 + $1.tiles.count }
             if !pages.isEmpty { events(.started(total: total)) }
             let counter = ProgressCounter(total: total, events: events)
-            let painter = TilePainter(plan: plan, limits: limits)
+            var cache: ThumbnailCache?
+            if let directory = options.cache, !pages.isEmpty {
+                do throws(ThumbnailCacheError) {
+                    cache = try ThumbnailCache(directory: directory.bytes, maxBytes: options.cacheMaxBytes)
+                } catch {
+                    events(.warning(SkippedInput(path: directory, reason: "cannot use it as the cache: \(error.reason); running without it")))
+                }
+            }
+            let painter = TilePainter(plan: plan, limits: limits, opener: opener, cache: cache)
             let (outcomes, written) = try PageRendering.render(
                 pages, windows: windows, plan: plan, painter: painter, publisher: publisher, jobs: options.jobs,
                 compression: options.compression) { counter.increment() }
+            try opener.checkRun()
+            cache?.finish()
 
             var drawn: [PlacedTile] = []
             var decodeFailures: [SkippedInput] = []
             for page in pages {
-                for tile in page.tiles.sorted(by: { $0.index < $1.index }) {
-                    let path = plan.images[tile.index].path
-                    switch outcomes[tile.index] ?? .failed("not drawn") {
-                    case .drawn: drawn.append(plan.layout.tiles[tile.index])
+                for index in page.tiles.compactMap(\.index).sorted() {
+                    let path = plan.images[index].path
+                    switch outcomes[index] ?? .failed("not drawn") {
+                    case .drawn: drawn.append(plan.layout.tiles[index])
                     case .drawnWithWarning(let reason):
-                        drawn.append(plan.layout.tiles[tile.index])
+                        drawn.append(plan.layout.tiles[index])
                         events(.warning(SkippedInput(path: path, reason: reason)))
                     case .failed(let reason):
                         decodeFailures.append(SkippedInput(path: path, reason: reason))
@@ -150,7 +185,8 @@ public enum SheetPipeline {
 
             if let manifest = request.manifest {
                 let version = request.planOnly || request.page != nil || plan.pages.count > 1
-                    || options.paging.maxImagesPerPage > 0 ? 2 : 1
+                    || options.paging.maxImagesPerPage > 0 || options.style.caption != nil || options.title != nil
+                    || options.sections ? 2 : 1
                 let listed = version == 1 ? drawn : plan.layout.tiles
                 let text: String
                 do {
@@ -162,23 +198,52 @@ public enum SheetPipeline {
             }
             try publisher.commitAll()
             return SheetReport(written: written, pageCount: plan.pages.count,
-                               rendered: pages.isEmpty ? plan.images.count : drawn.count, skipped: skipped)
+                               rendered: pages.isEmpty ? plan.images.count : drawn.count,
+                               fromCache: cache?.hits ?? 0, cacheWarnings: cache?.warnings ?? [], skipped: skipped)
         } catch {
             publisher.discardAll()
             throw error
         }
     }
 
-    private static func readHeader(_ path: RawPath, limits: PNGLimits) -> Result<PNGHeader, PNGError> {
+    /// The images grouped into sections, one per folder in natural order of its path (files
+    /// named on the command line form one section, first), each keeping the run's order inside.
+    private static func grouped(_ images: [PlannedImage], candidates: [InputCandidate]) -> ([PlannedImage], [PlannedSection]) {
+        let named = Set(candidates.filter(\.namedDirectly).map(\.path))
+        func key(_ image: PlannedImage) -> [UInt8]? { named.contains(image.path) ? nil : image.path.parent.bytes }
+        var order: [[UInt8]?] = []
+        var members: [[UInt8]?: [PlannedImage]] = [:]
+        for image in images {
+            let folder = key(image)
+            if members[folder] == nil { order.append(folder) }
+            members[folder, default: []].append(image)
+        }
+        order.sort { a, b in
+            guard let a else { return b != nil }
+            guard let b else { return false }
+            return InputOrder.naturalPrecedes(a, b)
+        }
+        var ordered: [PlannedImage] = []
+        var sections: [PlannedSection] = []
+        for folder in order {
+            let start = ordered.count
+            ordered += members[folder]!
+            sections.append(PlannedSection(name: folder ?? Array("files named on the command line".utf8), images: start..<ordered.count))
+        }
+        return (ordered, sections)
+    }
+
+    private static func readHeader(_ path: RawPath, limits: PNGLimits, opener: InputOpener) -> Result<PNGHeader, PNGError> {
         do {
-            let file = try InputFile(pathBytes: path.bytes)
-            var prefix = [UInt8](repeating: 0, count: PNGHeader.byteCount)
-            let count = try file.readPrefix(into: &prefix)
-            let header = try PNGHeader(parsing: Array(prefix[..<count]))
+            let header = try opener.withFile(path) { file in
+                var prefix = [UInt8](repeating: 0, count: PNGHeader.byteCount)
+                let count = try file.readPrefix(into: &prefix)
+                return try PNGHeader(parsing: Array(prefix[..<count]))
+            }
             if let refusal = limits.refusal(width: header.width, height: header.height) { return .failure(refusal) }
             return .success(header)
         } catch {
-            return .failure(error)
+            return .failure(error as? PNGError ?? PNGError(.io, "\(error)"))
         }
     }
 }

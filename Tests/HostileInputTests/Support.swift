@@ -134,8 +134,9 @@ enum Masonry {
     /// Runs `masonry` with raw-byte arguments; stdout and stderr go to files.
     /// The child is killed (and `timedOut` set) after `timeout` seconds.
     /// `whileRunning` is called every few milliseconds with the child's pid and the
-    /// elapsed time (used to send signals at the right moment).
-    static func run(_ arguments: [[UInt8]], timeout: Double = 30,
+    /// elapsed time (used to send signals at the right moment). With `shellLimits`
+    /// (such as `ulimit -n 8`), `/bin/sh` applies them and then becomes `masonry`.
+    static func run(_ arguments: [[UInt8]], timeout: Double = 30, shellLimits: String? = nil,
                     whileRunning: ((pid_t, Double) -> Void)? = nil) -> RunResult {
         let logs = ScratchFolder("log")
         let outPath = logs.sub("stdout"), errPath = logs.sub("stderr")
@@ -158,7 +159,9 @@ enum Masonry {
         posix_spawnattr_setsigdefault(&attributes, &defaults)
         posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
 
-        let argv: [[UInt8]] = [Array(executable.utf8)] + arguments
+        let program = shellLimits == nil ? executable : "/bin/sh"
+        let shell: [[UInt8]] = shellLimits.map { [Array("/bin/sh".utf8), Array("-c".utf8), Array("\($0); exec \"$0\" \"$@\"".utf8)] } ?? []
+        let argv: [[UInt8]] = shell + [Array(executable.utf8)] + arguments
         var cStrings: [UnsafeMutablePointer<CChar>?] = argv.map { bytes in
             let p = UnsafeMutablePointer<CChar>.allocate(capacity: bytes.count + 1)
             for (i, b) in bytes.enumerated() { p[i] = CChar(bitPattern: b) }
@@ -169,8 +172,8 @@ enum Masonry {
         defer { for p in cStrings { p?.deallocate() } }
         var pid: pid_t = 0
         let start = DispatchTime.now()
-        let spawned = posix_spawn(&pid, executable, &actions, &attributes, cStrings, environ)
-        precondition(spawned == 0, "cannot start \(executable): \(String(cString: strerror(spawned)))")
+        let spawned = posix_spawn(&pid, program, &actions, &attributes, cStrings, environ)
+        precondition(spawned == 0, "cannot start \(program): \(String(cString: strerror(spawned)))")
 
         var status: Int32 = 0
         var peak = 0
@@ -197,9 +200,9 @@ enum Masonry {
                          seconds: seconds, peakRSS: peak, timedOut: timedOut)
     }
 
-    static func run(_ arguments: [String], timeout: Double = 30,
+    static func run(_ arguments: [String], timeout: Double = 30, shellLimits: String? = nil,
                     whileRunning: ((pid_t, Double) -> Void)? = nil) -> RunResult {
-        run(arguments.map { Array($0.utf8) }, timeout: timeout, whileRunning: whileRunning)
+        run(arguments.map { Array($0.utf8) }, timeout: timeout, shellLimits: shellLimits, whileRunning: whileRunning)
     }
 
     /// VmHWM of a live process in bytes (0 once it has exited).

@@ -41,15 +41,21 @@ enum ComparePairing {
             throw SheetError("\(folder.displayName) is not a folder")
         }
         var scanner = InputScanner(recursive: true, excluding: excluding)
-        scanner.scan(arguments: [folder])
+        try scanner.scan(arguments: [folder])
         let prefix = folder.bytes.last == UInt8(ascii: "/") ? folder.bytes : folder.bytes + [UInt8(ascii: "/")]
         var files: [RawPath: (path: RawPath, problem: String?)] = [:]
-        for candidate in scanner.candidates {
+        // SPEC §9 compares PNG files only (a render also reads JPEG).
+        for candidate in scanner.candidates where hasPNGExtension(candidate.path.lastComponent) {
             files[RawPath(bytes: Array(candidate.path.bytes.dropFirst(prefix.count)))] = (candidate.path, nil)
         }
-        for skip in scanner.skipped where skip.path.bytes.starts(with: prefix) {
+        for skip in scanner.skipped where skip.path.bytes.starts(with: prefix) && hasPNGExtension(skip.path.lastComponent) {
             files[RawPath(bytes: Array(skip.path.bytes.dropFirst(prefix.count)))] = (skip.path, skip.reason)
         }
         return files
+    }
+
+    /// Whether a name ends in `.png`, in any letter case.
+    private static func hasPNGExtension(_ name: [UInt8]) -> Bool {
+        name.count > 4 && name.suffix(4).map { $0 | 0x20 } == Array(".png".utf8)
     }
 }

@@ -90,9 +90,12 @@ public enum ComparePipeline {
         let excluded = [request.output] + (request.report.map { [$0] } ?? [])
         let pairs = try ComparePairing.pairs(baseline: request.baseline, current: request.current, excluding: excluded)
         let pixelLimits = PNGLimits(maxPixels: options.maxPixels)
+        // Opens inputs of any path length; running out of descriptors fails the run, never a pair.
+        let opener = InputOpener()
         let judged = parallelMap(count: pairs.count, jobs: options.jobs) { index in
-            PairJudging.judge(pairs[index], pixelLimits: pixelLimits, options: options.diff, limits: options.limits)
+            PairJudging.judge(pairs[index], pixelLimits: pixelLimits, options: options.diff, limits: options.limits, opener: opener)
         }
+        try opener.checkRun()
         let items = ComparePlanner.sheetOrder(judged)
         let shown = Array(items.prefix { options.showUnchanged || $0.verdict.status != .unchanged })
         let plan = try ComparePlanner.plan(shown, options: options, output: request.output)
@@ -105,8 +108,9 @@ public enum ComparePipeline {
             if total > 0 { events(.started(total: total)) }
             let done = ProgressCounter(total: total, events: events)
             let (outcomes, written) = try PageRendering.render(
-                plan.pages, windows: windows, plan: plan, painter: TilePainter(plan: plan, limits: pixelLimits),
+                plan.pages, windows: windows, plan: plan, painter: TilePainter(plan: plan, limits: pixelLimits, opener: opener, cache: nil),
                 publisher: publisher, jobs: options.jobs, compression: options.compression) { done.increment() }
+            try opener.checkRun()
             for (index, item) in shown.enumerated() {
                 if case .failed(let reason) = outcomes[index] {
                     events(.warning(SkippedInput(path: item.relativePath, reason: "not drawn: \(reason)")))

@@ -20,7 +20,12 @@ enum ReviewSheetStyle {
     static let maxPanelAspect = 3
     static let captionLines = 3
     static let captionGap = 4
-    static var captionHeight: Int { captionLines * PairPanels.font.lineHeight }
+    static let font = FontSize.small
+    static var captionHeight: Int { captionLines * BitmapFont.builtIn(font).lineHeight }
+
+    static let outlineColor = RGBA8Color(r: 0xC8, g: 0xC8, b: 0xC8)
+    static let highlightColor = RGBA8Color(r: 0xFF, g: 0x00, b: 0xFF, a: 0xC0)
+    static let captionColor = RGBA8Color(r: 0x20, g: 0x20, b: 0x20)
 
     static let failedColor = RGBA8Color(r: 0xD6, g: 0x27, b: 0x28)
     static let passingChangeColor = RGBA8Color(r: 0xE8, g: 0xA2, b: 0x02)
@@ -77,8 +82,7 @@ enum ComparePlanner {
             let tiles = layout.tiles[page.tiles]
                 .sorted { ($0.frame.y, $0.frame.x) < ($1.frame.y, $1.frame.x) }
                 .map { tile in
-                    TilePlan(index: tile.index, frame: tile.frame,
-                             layers: [.pairPanels(panels(shown[tile.index], frame: tile.frame, options: options))])
+                    TilePlan(index: tile.index, frame: tile.frame, layers: layers(shown[tile.index], frame: tile.frame, options: options))
                 }
             return PagePlan(number: number + 1, file: files[number], height: page.height, tiles: tiles)
         }
@@ -86,9 +90,10 @@ enum ComparePlanner {
         // a drawn pair runs two decoders at once, so it is both sides' widths together.
         let images = shown.map { result in
             PlannedImage(path: result.relativePath, width: max(1, (result.baseline?.width ?? 0) + (result.current?.width ?? 0)),
-                         height: max(1, result.baseline?.height ?? 0, result.current?.height ?? 0))
+                         height: max(1, result.baseline?.height ?? 0, result.current?.height ?? 0), byteSize: 0)
         }
-        return SheetPlan(width: configuration.width, background: .white, layout: layout, images: images, pages: pages)
+        return SheetPlan(width: configuration.width, background: .white, layout: layout, images: images, pages: pages,
+                         underlay: .white, enlarge: .smooth, captions: [], sections: [], headerTexts: [])
     }
 
     private static func panelWidth(tileWidth: Int) -> Int {
@@ -118,8 +123,9 @@ enum ComparePlanner {
         max(1, (2 * value * numerator + denominator) / (2 * denominator))
     }
 
-    /// The layer of one pair's tile: panels side by side at the top, the caption below.
-    static func panels(_ result: PairResult, frame: LayoutRect, options: CompareOptions) -> PairPanels {
+    /// The layers of one pair's tile: the pictures side by side at the top, their outlines, a box
+    /// around the differing pixels, the caption below, and the frame in the status's colour.
+    static func layers(_ result: PairResult, frame: LayoutRect, options: CompareOptions) -> [Layer] {
         let style = ReviewSheetStyle.self
         let width = panelWidth(tileWidth: frame.width)
         let height = max(1, frame.height - 2 * style.padding - style.captionGap - style.captionHeight)
@@ -141,7 +147,8 @@ enum ComparePlanner {
         }
         func side(_ info: PairSideInfo?, _ path: RawPath?, _ box: LayoutRect) -> (image: PlannedImage, rect: LayoutRect)? {
             guard let info, let path, result.verdict.status != .error else { return nil }
-            return (PlannedImage(path: path, width: info.width, height: info.height), place(info.width, info.height, box))
+            return (PlannedImage(path: path, width: info.width, height: info.height, byteSize: 0),
+                    place(info.width, info.height, box))
         }
         let baseline = side(result.baseline, result.pair.baseline, boxes[0])
         let current = side(result.current, result.pair.current, boxes[1])
@@ -150,20 +157,26 @@ enum ComparePlanner {
             let panel = place(canvas.width, canvas.height, boxes[2])
             difference = panel
             if let bounds = result.bounds {
-                // The bounds scaled into the panel, 4 px of room on each side outside the stroke.
+                // The bounds scaled into the panel with some room around them, kept inside the panel.
                 let margin = 6
-                let x0 = panel.x + scale(bounds.x) - margin, y0 = panel.y + scale(bounds.y) - margin
-                let x1 = panel.x + scale(bounds.x + bounds.width - 1) + 1 + margin
-                let y1 = panel.y + scale(bounds.y + bounds.height - 1) + 1 + margin
+                let x0 = max(panel.x, panel.x + scale(bounds.x) - margin), y0 = max(panel.y, panel.y + scale(bounds.y) - margin)
+                let x1 = min(panel.x + panel.width, panel.x + scale(bounds.x + bounds.width - 1) + 1 + margin)
+                let y1 = min(panel.y + panel.height, panel.y + scale(bounds.y + bounds.height - 1) + 1 + margin)
                 highlight = LayoutRect(x: x0, y: y0, width: x1 - x0, height: y1 - y0)
             }
         }
-        let captionWidth = frame.width - 2 * style.padding
-        return PairPanels(baseline: baseline, current: current, difference: difference, highlight: highlight, panels: boxes,
-                          caption: caption(result).map { $0.fitted(toWidth: captionWidth, in: PairPanels.font) },
-                          captionOrigin: (frame.x + style.padding, frame.y + style.padding + height + style.captionGap),
-                          frame: frame, frameColor: style.frameColor(result.verdict), frameWidth: result.verdict.failed ? 4 : 2,
-                          options: options.diff, maxCanvasPixels: options.maxPixels)
+        let captionRect = LayoutRect(x: frame.x + style.padding, y: frame.y + style.padding + height + style.captionGap,
+                                     width: frame.width - 2 * style.padding, height: style.captionHeight)
+        let font = BitmapFont.builtIn(style.font)
+        var layers: [Layer] = [.pairPanels(PairPanels(baseline: baseline, current: current, difference: difference,
+                                                      options: options.diff, maxCanvasPixels: options.maxPixels))]
+        layers += boxes.map { .frame(rect: LayoutRect(x: $0.x - 1, y: $0.y - 1, width: $0.width + 2, height: $0.height + 2),
+                                     width: 1, color: style.outlineColor) }
+        if let highlight { layers.append(.frame(rect: highlight, width: 2, color: style.highlightColor)) }
+        layers.append(.text(lines: caption(result).map { $0.fitted(toWidth: captionRect.width, in: font) }, rect: captionRect,
+                            top: 0, font: style.font, color: style.captionColor, inset: 0))
+        layers.append(.frame(rect: frame, width: result.verdict.failed ? 4 : 2, color: style.frameColor(result.verdict)))
+        return layers
     }
 
     /// Path; status and counts; sizes (or, for an error, the reason).

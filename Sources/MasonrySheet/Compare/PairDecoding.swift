@@ -45,47 +45,64 @@ protocol PairRowObserver: AnyObject {
 /// a second thread behind a `RowPuller`, so each overlap row of both is at hand at once and
 /// memory stays a few rows of each image, whatever their heights.
 enum PairDecoding {
-    /// The SHA-256 of the file's bytes, read in 64 KiB blocks.
-    static func sha256(of path: RawPath) throws(PNGError) -> [UInt8] {
-        let file = try InputFile(pathBytes: path.bytes)
+    /// The SHA-256 of the file's bytes, read in 64 KiB blocks, and its PNG header, refused when
+    /// over `limits`.
+    static func digestAndHeader(of path: RawPath, limits: PNGLimits, opener: InputOpener) throws -> ([UInt8], PNGHeader) {
+        try opener.withFile(path) { file in
+            let digest = try sha256(of: file)
+            var prefix = [UInt8](repeating: 0, count: PNGHeader.byteCount)
+            let count = try file.readPrefix(into: &prefix)
+            let header = try PNGHeader(parsing: Array(prefix[..<count]))
+            if let refusal = limits.refusal(width: header.width, height: header.height) { throw refusal }
+            return (digest, header)
+        }
+    }
+
+    private static func sha256(of file: InputFile) throws(PNGError) -> [UInt8] {
         var hasher = ImageDiff.SHA256()
         let block = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 16, alignment: 16)
         defer { block.deallocate() }
+        var offset = 0
         while true {
-            let got = read(file.descriptor, block.baseAddress, block.count)
+            let got = pread(file.descriptor, block.baseAddress, block.count, off_t(offset))
             if got < 0 {
                 if errno == EINTR { continue }
                 throw PNGError(.io, String(cString: strerror(errno)))
             }
             if got == 0 { break }
+            offset += got
             hasher.update(UnsafeRawBufferPointer(rebasing: block[..<got]))
         }
         return hasher.finalize()
     }
 
-    /// The file's PNG header, refused when over `limits`.
-    static func header(of path: RawPath, limits: PNGLimits) throws(PNGError) -> PNGHeader {
-        let file = try InputFile(pathBytes: path.bytes)
-        var prefix = [UInt8](repeating: 0, count: PNGHeader.byteCount)
-        let count = try file.readPrefix(into: &prefix)
-        let header = try PNGHeader(parsing: Array(prefix[..<count]))
-        if let refusal = limits.refusal(width: header.width, height: header.height) { throw refusal }
-        return header
-    }
-
     /// Decodes both images in lockstep and compares them by pixelmatch's rule (SPEC §9). With an
     /// `observer`, it also receives every row of both images and (if it draws the canvas) of the
     /// canvas; without one, only counts are made (rows below the overlap are not visited).
-    static func compare(baseline: RawPath, current: RawPath, limits: PNGLimits, options: DiffOptions,
+    static func compare(baseline: RawPath, current: RawPath, limits: PNGLimits, options: DiffOptions, opener: InputOpener,
                         observer: PairRowObserver? = nil) throws(PairFailure) -> CanvasDiff {
-        let baselineDecoder: PNGDecoder
-        let currentDecoder: PNGDecoder
         do {
-            baselineDecoder = try PNGDecoder(file: InputFile(pathBytes: baseline.bytes), limits: limits, compactOpaqueRows: true)
-        } catch { throw PairFailure(side: .baseline, error) }
-        do {
-            currentDecoder = try PNGDecoder(file: InputFile(pathBytes: current.bytes), limits: limits, compactOpaqueRows: true)
-        } catch { throw PairFailure(side: .current, error) }
+            return try opener.withFile(baseline) { baselineFile in
+                let baselineDecoder: PNGDecoder
+                do {
+                    baselineDecoder = try PNGDecoder(file: baselineFile, limits: limits, compactOpaqueRows: true)
+                } catch { throw PairFailure(side: .baseline, error) }
+                do {
+                    return try opener.withFile(current) { currentFile in
+                        let currentDecoder = try PNGDecoder(file: currentFile, limits: limits, compactOpaqueRows: true)
+                        return try lockstep(baselineDecoder, currentDecoder, options: options, observer: observer)
+                    }
+                } catch {
+                    throw PairFailure(side: .current, error)   // a PairFailure from the lockstep is kept
+                }
+            }
+        } catch {
+            throw PairFailure(side: .baseline, error)   // a PairFailure from inside is kept
+        }
+    }
+
+    private static func lockstep(_ baselineDecoder: PNGDecoder, _ currentDecoder: PNGDecoder, options: DiffOptions,
+                                 observer: PairRowObserver?) throws(PairFailure) -> CanvasDiff {
         let b = baselineDecoder.header, c = currentDecoder.header
         let diff = CanvasDiff(baselineWidth: b.width, baselineHeight: b.height, currentWidth: c.width,
                               currentHeight: c.height, options: options)

@@ -30,7 +30,8 @@ public struct PairResult: Sendable {
 /// The first pass over a pair: hash both files; equal bytes are `unchanged` without decoding;
 /// otherwise decode both in lockstep and count (no picture is made).
 enum PairJudging {
-    static func judge(_ pair: ComparePair, pixelLimits: PNGLimits, options: DiffOptions, limits: CompareLimits) -> PairResult {
+    static func judge(_ pair: ComparePair, pixelLimits: PNGLimits, options: DiffOptions, limits: CompareLimits,
+                      opener: InputOpener) -> PairResult {
         var result = PairResult(relativePath: pair.relativePath, pair: pair, verdict: PairVerdict(.unreadable, limits: limits))
         var reasons: [String] = []
         func side(_ path: RawPath?, problem: String?, _ which: PairSide) -> (PairSideInfo, [UInt8])? {
@@ -40,8 +41,7 @@ enum PairJudging {
                 return nil
             }
             do {
-                let digest = try PairDecoding.sha256(of: path)
-                let header = try PairDecoding.header(of: path, limits: pixelLimits)
+                let (digest, header) = try PairDecoding.digestAndHeader(of: path, limits: pixelLimits, opener: opener)
                 return (PairSideInfo(width: header.width, height: header.height, sha256: ImageDiff.SHA256.hex(digest)), digest)
             } catch {
                 reasons.append(PairFailure(side: which, error).reason)
@@ -66,7 +66,7 @@ enum PairJudging {
         case (_?, _?):
             do {
                 let diff = try PairDecoding.compare(baseline: pair.baseline!, current: pair.current!,
-                                                    limits: pixelLimits, options: options)
+                                                    limits: pixelLimits, options: options, opener: opener)
                 findings = diff.findings
                 (result.diffPixels, result.aaPixels, result.diffRatio) = (diff.diffPixels, diff.aaPixels, diff.diffRatio)
                 result.bounds = diff.bounds

@@ -87,7 +87,7 @@ final class BandScheduler: @unchecked Sendable {
     private static func memoryEstimate(page: PagePlan, plan: SheetPlan, workers: Int, windowRows: Int) -> Int {
         let rowBytes = plan.width.multipliedReportingOverflow(by: plan.channels).partialValue
         let bandBytes = rowBytes.multipliedReportingOverflow(by: windowRows)
-        let widestSource = page.tiles.map { plan.images[$0.index].width }.max() ?? 0
+        let widestSource = page.tiles.compactMap { $0.index.map { plan.images[$0].width } }.max() ?? 0
         let widestTile = page.tiles.map(\.frame.width).max() ?? 0
         // Decoder rows (8 bytes/pixel at most, twice), resampler sums, shrunk rows and
         // Lanczos windows (~16 rows of 8 bytes/pixel), as in StreamingResampler.
@@ -105,7 +105,9 @@ final class BandScheduler: @unchecked Sendable {
         workers.wait()
         if let encodeError { throw encodeError }
         var byIndex: [Int: TileOutcome] = [:]
-        for (position, tile) in tiles.enumerated() { byIndex[tile.index] = outcomes[position] ?? .failed("not drawn") }
+        for (position, tile) in tiles.enumerated() {
+            if let index = tile.index { byIndex[index] = outcomes[position] ?? .failed("not drawn") }
+        }
         return byIndex
     }
 

@@ -1,40 +1,81 @@
 import MasonryLayout
 import PNGCodec
 import Raster
+import ThumbnailCache
 
 /// Paints one source image into its rectangle: decodes it once, row by row, resamples it
-/// straight into the rectangle and composites it over the background. A file that fails
-/// while decoding leaves the rectangle as background and reports why.
+/// straight into the rectangle and composites it over the underlay (the background, or the
+/// tile background over it). A file that fails while decoding leaves the rectangle as
+/// underlay and reports why.
+///
+/// With a thumbnail cache, the resampled rows (premultiplied RGBA8, before compositing) are
+/// looked up by the file's identity and the rectangle's size first; a hit replaces decoding
+/// and resampling and nothing else, so the sheet's bytes are the same either way.
 struct PicturePainter {
     let image: PlannedImage
     let limits: PNGLimits
-    let background: RGBA8Color
+    let opener: InputOpener
+    let underlay: RGBA8Color
+    let enlarge: TileStyle.EnlargeMode
+    let cache: ThumbnailCache?
+
+    /// The version of everything that decides a thumbnail's pixels (codecs, resampler, scaler
+    /// choice), part of every cache key: change it whenever any of them changes.
+    static let thumbnailVersion: UInt64 = 1
 
     func paint(_ rect: LayoutRect, into canvas: Canvas) -> TileOutcome {
         do {
-            let decoder = try PNGDecoder(file: InputFile(pathBytes: image.path.bytes), limits: limits, compactOpaqueRows: true)
-            guard decoder.header.width == image.width, decoder.header.height == image.height else {
-                throw PNGError(.io, "file changed while it was being read")
-            }
-            let resampler = StreamingResampler(sourceWidth: image.width, sourceHeight: image.height,
-                                               targetWidth: rect.width, targetHeight: rect.height,
-                                               sourceFormat: StreamingResampler.SourceFormat(decoder))
-            try decoder.readRows { _, row in
-                resampler.push(row: row) { targetRow, pixels in
-                    compositeOver(background: background, source: pixels,
-                                  into: canvas.pixels(y: rect.y + targetRow, x: rect.x, width: rect.width),
-                                  channels: canvas.channels)
-                }
-            }
-            if let problem = decoder.trailingProblem { return .drawnWithWarning(problem.reason) }
-            return .drawn
+            return try opener.withFile(image.path) { file in try paint(file, into: rect, of: canvas) }
         } catch {
             for line in 0..<rect.height {
-                fillRow(canvas.pixels(y: rect.y + line, x: rect.x, width: rect.width), with: background,
+                fillRow(canvas.pixels(y: rect.y + line, x: rect.x, width: rect.width), with: underlay,
                         channels: canvas.channels)
             }
             return .failed((error as? PNGError)?.reason ?? "\(error)")
         }
+    }
+
+    private func paint(_ file: InputFile, into rect: LayoutRect, of canvas: Canvas) throws -> TileOutcome {
+        let rowBytes = rect.width * 4
+        func composite(_ targetRow: Int, _ pixels: UnsafeBufferPointer<UInt8>) {
+            compositeOver(background: underlay, source: pixels,
+                          into: canvas.pixels(y: rect.y + targetRow, x: rect.x, width: rect.width), channels: canvas.channels)
+        }
+        let key = cache == nil ? nil : try? ThumbnailKey(
+            fileDescriptor: file.descriptor, targetWidth: rect.width, targetHeight: rect.height,
+            variant: Self.thumbnailVersion << 8 | (enlarge == .pixelated ? 1 : 0))
+        if let cache, let key, let pixels = cache.lookup(key) {
+            pixels.withUnsafeBufferPointer { all in
+                for row in 0..<rect.height { composite(row, UnsafeBufferPointer(rebasing: all[(row * rowBytes)..<((row + 1) * rowBytes)])) }
+            }
+            return .drawn
+        }
+
+        var kept = key == nil ? [] : [UInt8](repeating: 0, count: rowBytes * rect.height)
+        let decoder = try PNGDecoder(file: file, limits: limits, compactOpaqueRows: true)
+        guard decoder.header.width == image.width, decoder.header.height == image.height else {
+            throw PNGError(.io, "file changed while it was being read")
+        }
+        let format = StreamingResampler.SourceFormat(decoder)
+        let scaler: any RowScaler = enlarge == .pixelated && rect.width >= image.width && rect.height >= image.height
+            ? NearestNeighbourScaler(sourceWidth: image.width, sourceHeight: image.height, targetWidth: rect.width,
+                                     targetHeight: rect.height, sourceFormat: format)
+            : StreamingResampler(sourceWidth: image.width, sourceHeight: image.height, targetWidth: rect.width,
+                                 targetHeight: rect.height, sourceFormat: format)
+        try decoder.readRows { _, row in
+            scaler.push(row: row) { targetRow, pixels in
+                composite(targetRow, pixels)
+                if !kept.isEmpty {
+                    kept.withUnsafeMutableBufferPointer { all in
+                        _ = UnsafeMutableBufferPointer(rebasing: all[(targetRow * rowBytes)...]).update(fromContentsOf: pixels)
+                    }
+                }
+            }
+        }
+        if let problem = decoder.trailingProblem { return .drawnWithWarning(problem.reason) }
+        // Only clean decodes are kept: a warm run must warn exactly where a cold one does.
+        if let cache, let key { kept.withUnsafeBufferPointer { cache.store(key, pixels: $0) } }
+        return .drawn
     }
 }
 

@@ -1,25 +1,46 @@
+import BitmapText
 import MasonryLayout
 import PNGCodec
 import Raster
+import ThumbnailCache
 
 /// Paints a tile's layers, bottom first, each by the painter for its kind.
 struct TilePainter: Sendable {
     let plan: SheetPlan
     let limits: PNGLimits
+    let opener: InputOpener
+    let cache: ThumbnailCache?
 
     /// Paints `tile` into `canvas` (already filled with the background); the outcome is the
     /// picture's (a tile without a picture is `.drawn`).
     func paint(_ tile: TilePlan, into canvas: Canvas) -> TileOutcome {
         var outcome = TileOutcome.drawn
+        let clip = Self.pixelRect(tile.frame)
+        let row: (Int) -> UnsafeMutableBufferPointer<UInt8>? = { canvas.row($0) }
         for layer in tile.layers {
             switch layer {
             case .picture(let image, let rect):
-                let painter = PicturePainter(image: plan.images[image], limits: limits, background: plan.background)
+                let painter = PicturePainter(image: plan.images[image], limits: limits, opener: opener,
+                                             underlay: plan.underlay, enlarge: plan.enlarge, cache: cache)
                 outcome = painter.paint(rect, into: canvas)
             case .pairPanels(let panels):
-                outcome = PairPanelsPainter(panels: panels, limits: limits, background: plan.background).paint(into: canvas)
+                outcome = PairPanelsPainter(panels: panels, limits: limits, opener: opener, underlay: plan.underlay).paint(into: canvas)
+            case .fill(let rect, let color):
+                BoxPainter.fill(Self.pixelRect(rect), color: color, clip: clip, channels: canvas.channels, row: row)
+            case .frame(let rect, let width, let color):
+                BoxPainter.stroke(Self.pixelRect(rect), lineWidth: width, color: color, clip: clip,
+                                  channels: canvas.channels, row: row)
+            case .text(let lines, let rect, let top, let size, let color, let inset):
+                let font = BitmapFont.builtIn(size)
+                for (number, line) in lines.enumerated() {
+                    let x = rect.x + (inset ?? (rect.width - line.width(in: font)) / 2)
+                    TextPainter.draw(line, font: font, color: color, x: x, y: rect.y + top + number * font.lineHeight,
+                                     clip: Self.pixelRect(rect), channels: canvas.channels, row: row)
+                }
             }
         }
         return outcome
     }
+
+    private static func pixelRect(_ rect: LayoutRect) -> PixelRect { (rect.x, rect.y, rect.width, rect.height) }
 }

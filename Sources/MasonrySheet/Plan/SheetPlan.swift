@@ -1,3 +1,4 @@
+import BitmapText
 import MasonryLayout
 import Raster
 
@@ -15,6 +16,14 @@ public struct SheetPlan: Sendable {
     public let images: [PlannedImage]
     /// The pages in order, each with its file and its tiles' layers.
     public let pages: [PagePlan]
+    /// What lies under every picture: the background, with the tile background over it.
+    let underlay: RGBA8Color
+    let enlarge: TileStyle.EnlargeMode
+    /// Each image's caption as drawn (the lines fitted to the band), by tile index; empty without captions.
+    let captions: [[TextLine]]
+    /// The sections (empty without `--sections`) and each header band's text as drawn.
+    let sections: [PlannedSection]
+    let headerTexts: [TextLine]
 
     /// Bytes per sheet pixel: 3 over an opaque background, else 4.
     public var channels: Int { background.isOpaque ? 3 : 4 }
@@ -25,6 +34,16 @@ public struct PlannedImage: Sendable, Hashable {
     public let path: RawPath
     public let width: Int
     public let height: Int
+    /// The file's size in bytes (`{bytes}` in captions).
+    public let byteSize: Int64
+}
+
+/// A run of consecutive images shown under one header (`--sections`: one per folder).
+public struct PlannedSection: Sendable, Hashable {
+    /// What the header says: the folder's path as named, or that the files were named one by one.
+    public let name: [UInt8]
+    /// The images' indices.
+    public let images: Range<Int>
 }
 
 /// One page: its number, its file and its tiles.
@@ -39,8 +58,8 @@ public struct PagePlan: Sendable {
 
 /// One tile of a page: its rectangle and what is painted in it, bottom layer first.
 struct TilePlan: Sendable {
-    /// The image's index (the tile's number in the plan).
-    let index: Int
+    /// The image's index (the tile's number in the plan); nil for a band that shows no image (a title).
+    let index: Int?
     let frame: LayoutRect
     let layers: [Layer]
 }
@@ -48,8 +67,15 @@ struct TilePlan: Sendable {
 /// One thing painted in a tile. A new kind of content is a new case and a new painter
 /// (`TilePainter` dispatches), never a new pipeline.
 enum Layer: Sendable {
-    /// A source image, decoded, resampled to `rect` and composited over the background.
+    /// A source image, decoded, resampled to `rect` and composited over the plan's underlay.
     case picture(image: Int, rect: LayoutRect)
-    /// A compare pair's baseline | current | difference triptych with its caption and frame.
+    /// A rectangle of colour, blended over what is there.
+    case fill(rect: LayoutRect, color: RGBA8Color)
+    /// A border `width` px wide inside `rect`.
+    case frame(rect: LayoutRect, width: Int, color: RGBA8Color)
+    /// Lines of text in the built-in font in `rect` below `top` px of padding, centred or from
+    /// `inset` px from the left.
+    case text(lines: [TextLine], rect: LayoutRect, top: Int, font: FontSize, color: RGBA8Color, inset: Int?)
+    /// A compare pair's baseline, current and difference pictures, side by side.
     case pairPanels(PairPanels)
 }

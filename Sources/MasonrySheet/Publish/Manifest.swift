@@ -29,7 +29,15 @@ struct Manifest {
             var added: [(String, JSON)] = [("path", .string(Self.text(image.path))),
                                            ("sourceWidth", .int(image.width)), ("sourceHeight", .int(image.height))]
             if version >= 2 { added.append(("page", .int(layout.page(ofTile: tile.index) + 1))) }
-            return try JSON(encoding: LayoutDescription.Item(tile)).inserting(added, after: "index")
+            var item = try JSON(encoding: LayoutDescription.Item(tile)).inserting(added, after: "index")
+            if !plan.captions.isEmpty {
+                let band = tile.bandFrame
+                let text = plan.captions[tile.index].map(\.string).joined(separator: "\n")
+                item = item.inserting([("caption", .object([("x", .int(band.x)), ("y", .int(band.y)), ("width", .int(band.width)),
+                                                            ("height", .int(band.height)), ("text", .string(text))]))],
+                                      after: "image")
+            }
+            return item
         }
         let skips = skipped.map { JSON.object([("path", .string(Self.text($0.path))), ("reason", .string($0.reason))]) }
         var out = "{\n  \"version\": \(version),\n  \"sheet\": \(sheet.compact),\n"
@@ -38,6 +46,14 @@ struct Manifest {
                 JSON.object([("file", .string(Self.text(page.file))), ("width", .int(plan.width)), ("height", .int(page.height))])
             }
             out += "  \"pages\": " + Self.lines(pages) + ",\n"
+        }
+        if !plan.sections.isEmpty {
+            let headers = zip(layout.headers, plan.headerTexts).map { header, text in
+                JSON.object([("section", .int(header.section)), ("page", .int(header.page + 1)),
+                             ("x", .int(header.frame.x)), ("y", .int(header.frame.y)), ("width", .int(header.frame.width)),
+                             ("height", .int(header.frame.height)), ("text", .string(text.string))])
+            }
+            out += "  \"sections\": " + Self.lines(headers) + ",\n"
         }
         out += "  \"items\": " + Self.lines(items) + ",\n"
         out += "  \"skipped\": " + Self.lines(skips) + "\n}\n"

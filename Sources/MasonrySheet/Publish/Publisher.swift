@@ -12,9 +12,10 @@ final class Publisher {
         return file
     }
 
-    /// Renames every file over its target, in the order they were opened.
+    /// Flushes every file, then renames each over its target in the order they were opened,
+    /// under `OutputLock` (so concurrent runs never mix their outputs).
     func commitAll() throws(SheetError) {
-        for file in files { try file.commit() }
+        try AtomicOutputFile.commit(files)
         files.removeAll()
     }
 

@@ -1,0 +1,227 @@
+import PNGCodec
+import Raster
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#endif
+
+/// What a sheet needs to know about a JPEG before decoding it: the stored size, the
+/// component count and the EXIF orientation.
+///
+/// Reads only the markers up to the first scan header (SOS): each segment's length is read
+/// and the segment skipped, so a 20 MB photo costs a few small reads. A file cut before its
+/// first scan's data is refused here. Only SOF0 (baseline), SOF1 (extended), SOF2
+/// (progressive) and their arithmetic-coded twins SOF9/SOF10 are accepted (what
+/// libjpeg-turbo decodes). The orientation comes from the first APP1 "Exif" segment:
+/// TIFF header (II or MM), IFD0, tag 0x0112; any inconsistency there (lengths or offsets
+/// that point outside the segment, a wrong type, a value outside 1...8) gives `.up`, never
+/// an error, since the picture itself is still good.
+public struct JPEGHeader: Sendable, Hashable {
+    /// Width as stored (before orientation).
+    public let width: Int
+    /// Height as stored (before orientation).
+    public let height: Int
+    /// 1 (grey), 3 (YCbCr or RGB) or 4 (CMYK or YCCK).
+    public let componentCount: Int
+    /// True for a progressive file (SOF2, SOF10): decoding holds its coefficients whole.
+    public let isProgressive: Bool
+    /// How the stored picture is turned for display.
+    public let orientation: ExifOrientation
+
+    /// Width as displayed: the stored height for the 90° orientations.
+    public var displayWidth: Int { orientation.swapsAxes ? height : width }
+    /// Height as displayed: the stored width for the 90° orientations.
+    public var displayHeight: Int { orientation.swapsAxes ? width : height }
+
+    /// True when `prefix` starts like a JPEG file (SOI then a marker: FF D8 FF).
+    public static func hasSignature(_ prefix: some Collection<UInt8>) -> Bool {
+        prefix.starts(with: [0xFF, 0xD8, 0xFF])
+    }
+
+    /// Reads the header of an open file with positioned reads (the descriptor's offset is
+    /// not used).
+    public init(file: InputFile) throws(PNGError) {
+        let descriptor = file.descriptor
+        try self.init(size: file.size) { offset, buffer throws(PNGError) in
+            var total = 0
+            while total < buffer.count {
+                let got = pread(descriptor, buffer.baseAddress! + total, buffer.count - total, off_t(offset + total))
+                if got < 0 {
+                    if errno == EINTR { continue }
+                    throw PNGError(.io, "read failed: \(String(cString: strerror(errno)))")
+                }
+                if got == 0 { break }
+                total += got
+            }
+            return total
+        }
+    }
+
+    /// Reads the header of a JPEG held in memory.
+    public init(bytes: [UInt8]) throws(PNGError) {
+        try self.init(size: bytes.count) { offset, buffer throws(PNGError) in
+            let count = max(0, min(buffer.count, bytes.count - offset))
+            for i in 0..<count { buffer[i] = bytes[offset + i] }
+            return count
+        }
+    }
+
+    private init(size: Int, read: @escaping (Int, UnsafeMutableBufferPointer<UInt8>) throws(PNGError) -> Int) throws(PNGError) {
+        var reader = SegmentReader(size: size, read: read)
+        guard try reader.bytes(3) == [0xFF, 0xD8, 0xFF] else { throw PNGError(.malformed, "not a JPEG file") }
+        reader.offset = 2
+        var orientation = ExifOrientation.up
+        var sawExif = false
+        var frame: (width: Int, height: Int, components: Int, progressive: Bool)?
+        while true {
+            let marker = try reader.nextMarker()
+            switch marker {
+            case 0xD8, 0xD9:
+                throw PNGError(.malformed, marker == 0xD9 ? "no image in the JPEG file (EOI before the scan)"
+                                                        : "malformed JPEG file (SOI repeated)")
+            case 0x01, 0xD0...0xD7:
+                continue   // stand-alone markers carry no length
+            default:
+                break
+            }
+            let length = try reader.uint16()
+            guard length >= 2 else { throw PNGError(.malformed, "malformed JPEG marker segment (length \(length))") }
+            let payloadStart = reader.offset
+            switch marker {
+            case 0xC0, 0xC1, 0xC2, 0xC9, 0xCA:
+                guard frame == nil else { throw PNGError(.malformed, "malformed JPEG file (more than one frame header)") }
+                let fields = try reader.bytes(min(length - 2, 6))
+                guard fields.count == 6 else { throw PNGError(.malformed, "truncated JPEG frame header (SOF)") }
+                let height = Int(fields[1]) << 8 | Int(fields[2])
+                let width = Int(fields[3]) << 8 | Int(fields[4])
+                let components = Int(fields[5])
+                guard width > 0, height > 0 else {
+                    throw PNGError(.malformed, "image is \(width)×\(height): a JPEG needs a width and height of at least 1")
+                }
+                guard [1, 3, 4].contains(components) else {
+                    throw PNGError(.malformed, "JPEG with \(components) colour components (only 1, 3 or 4 are read)")
+                }
+                frame = (width, height, components, marker == 0xC2 || marker == 0xCA)
+            case 0xC3, 0xC5...0xC7, 0xCB, 0xCD...0xCF:
+                throw PNGError(.malformed, "unsupported JPEG process (lossless or hierarchical, SOF\(marker - 0xC0))")
+            case 0xDA:
+                guard let frame else { throw PNGError(.malformed, "malformed JPEG file (scan before the frame header)") }
+                guard payloadStart + length - 2 < size else { throw reader.truncated }
+                width = frame.width
+                height = frame.height
+                componentCount = frame.components
+                isProgressive = frame.progressive
+                self.orientation = orientation
+                return
+            case 0xE1 where !sawExif && length >= 2 + 6:
+                let payload = try reader.bytes(length - 2)
+                if payload.starts(with: Array("Exif".utf8) + [0, 0]) {
+                    sawExif = true
+                    orientation = ExifReader.orientation(tiff: payload.dropFirst(6))
+                }
+            default:
+                break
+            }
+            reader.offset = payloadStart + length - 2
+        }
+    }
+}
+
+/// Positioned reads through a 4 KiB window (most headers fit in one read). Skipping moves
+/// the offset without reading.
+private struct SegmentReader {
+    let size: Int
+    let read: (Int, UnsafeMutableBufferPointer<UInt8>) throws(PNGError) -> Int
+    var offset = 0
+    private var window: [UInt8] = []
+    private var windowStart = 0
+    /// Garbage bytes tolerated between segments before a marker (libjpeg skips them with a
+    /// warning); more means the file is not a JPEG we should read.
+    static let maxGarbage = 1 << 16
+    static let windowSize = 4096
+
+    init(size: Int, read: @escaping (Int, UnsafeMutableBufferPointer<UInt8>) throws(PNGError) -> Int) {
+        self.size = size
+        self.read = read
+    }
+
+    /// Up to `count` bytes from `offset` (fewer at the end of the file); advances past them.
+    mutating func bytes(_ count: Int) throws(PNGError) -> [UInt8] {
+        let wanted = min(count, size - offset)
+        guard wanted > 0 else { return [] }
+        if offset < windowStart || offset + wanted > windowStart + window.count {
+            var block = [UInt8](repeating: 0, count: min(max(Self.windowSize, wanted), size - offset))
+            let got = try block.withUnsafeMutableBufferPointer { buffer throws(PNGError) in try read(offset, buffer) }
+            block.removeLast(block.count - got)
+            window = block
+            windowStart = offset
+        }
+        let start = offset - windowStart
+        let taken = min(wanted, window.count - start)
+        offset += taken
+        return Array(window[start ..< start + taken])
+    }
+
+    mutating func uint16() throws(PNGError) -> Int {
+        let pair = try bytes(2)
+        guard pair.count == 2 else { throw truncated }
+        return Int(pair[0]) << 8 | Int(pair[1])
+    }
+
+    /// The next marker code: skips bytes up to an FF, then FF fill bytes (FF 00 is a stuffed
+    /// data byte, not a marker), as libjpeg does.
+    mutating func nextMarker() throws(PNGError) -> UInt8 {
+        var skipped = 0, afterFF = false
+        while true {
+            let chunk = try bytes(256)
+            guard !chunk.isEmpty else { throw truncated }
+            for (index, byte) in chunk.enumerated() {
+                if byte == 0xFF {
+                    afterFF = true
+                } else if afterFF && byte != 0 {
+                    offset -= chunk.count - index - 1
+                    return byte
+                } else {
+                    afterFF = false
+                    skipped += 1
+                    guard skipped <= Self.maxGarbage else { throw garbage }
+                }
+            }
+        }
+    }
+
+    var truncated: PNGError { PNGError(.malformed, "truncated JPEG file (before the image data)") }
+    private var garbage: PNGError { PNGError(.malformed, "malformed JPEG file (no marker where one belongs)") }
+}
+
+/// The Orientation tag of an EXIF block. Every read is bounds-checked against the block;
+/// anything unexpected gives `.up`.
+enum ExifReader {
+    static func orientation(tiff: ArraySlice<UInt8>) -> ExifOrientation {
+        let bytes = Array(tiff)
+        guard bytes.count >= 8 else { return .up }
+        let bigEndian: Bool
+        switch (bytes[0], bytes[1]) {
+        case (0x49, 0x49): bigEndian = false
+        case (0x4D, 0x4D): bigEndian = true
+        default: return .up
+        }
+        func uint16(_ at: Int) -> Int? {
+            guard at >= 0, at + 2 <= bytes.count else { return nil }
+            return bigEndian ? Int(bytes[at]) << 8 | Int(bytes[at + 1]) : Int(bytes[at + 1]) << 8 | Int(bytes[at])
+        }
+        func uint32(_ at: Int) -> Int? {
+            guard let high = uint16(bigEndian ? at : at + 2), let low = uint16(bigEndian ? at + 2 : at) else { return nil }
+            return high << 16 | low
+        }
+        guard uint16(2) == 42, let ifd = uint32(4), let count = uint16(ifd) else { return .up }
+        // Only IFD0 is read (the next-IFD link is never followed), so offset loops cannot loop.
+        for entry in 0..<count {
+            let at = ifd + 2 + entry * 12
+            guard let tag = uint16(at) else { return .up }
+            guard tag == 0x0112 else { continue }
+            guard uint16(at + 2) == 3, let value = uint16(at + 8) else { return .up }
+            return ExifOrientation(rawValue: value) ?? .up
+        }
+        return .up
+    }
+}

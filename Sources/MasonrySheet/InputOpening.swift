@@ -1,0 +1,114 @@
+import Foundation
+import PNGCodec
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#endif
+
+/// Errors that are the run's fault, not the file's: the process or the system
+/// ran out of descriptors or memory. Such an error never turns an input into a
+/// skipped one; the run stops instead (issue #18).
+enum RunFault {
+    /// The message for a run fault, or nil when `code` may well be the file's fault.
+    static func describe(_ code: Int32) -> String? {
+        switch code {
+        case EMFILE: "too many open files in this process (raise `ulimit -n` or use fewer --jobs)"
+        case ENFILE: "too many open files in the system"
+        case ENOMEM: "out of kernel memory"
+        default: nil
+        }
+    }
+
+    /// The run fault behind a codec error from opening a file, if it is one.
+    /// `InputFile` words an unexpected `errno` with `strerror`, so that text identifies it.
+    static func code(of error: PNGError) -> Int32? {
+        guard error.kind == .io else { return nil }
+        return [EMFILE, ENFILE, ENOMEM].first { error.reason == String(cString: strerror($0)) }
+    }
+}
+
+/// Opens the run's input files, by paths of any length, for the header pass
+/// and the renderer, and keeps the file's faults apart from the run's.
+///
+/// When opening fails for lack of descriptors or memory while other inputs
+/// opened here are still open, the opener waits for one of them to close and
+/// tries again, so a low `ulimit -n` means fewer files open at once, not lost
+/// inputs. When none is open, nothing can be freed: the fault is recorded,
+/// every later open fails at once, and `checkRun()` throws it.
+public final class InputOpener: @unchecked Sendable {
+    // @unchecked Sendable: `openCount` and `fault` are only touched while holding `condition`.
+    private let condition = NSCondition()
+    private var openCount = 0
+    private var fault: SheetError?
+
+    public init() {}
+
+    /// Calls `body` with the open file at `path` and closes the file when
+    /// `body` returns (`body` must not keep it). Throws a `PNGError` when the
+    /// file cannot be opened (after a run fault the error says so and
+    /// `checkRun()` throws), or what `body` throws.
+    public func withFile<Result>(_ path: RawPath, _ body: (InputFile) throws -> Result) throws -> Result {
+        var file: InputFile? = try open(path)
+        defer {
+            file = nil   // closes the descriptor before others are told it is free
+            condition.withLock { openCount -= 1 }
+            condition.broadcast()
+        }
+        return try body(file!)
+    }
+
+    /// Throws the run fault met while opening inputs, if any.
+    public func checkRun() throws(SheetError) {
+        if let fault = condition.withLock({ fault }) { throw fault }
+    }
+
+    private func open(_ path: RawPath) throws(PNGError) -> InputFile {
+        var retriesWithNothingOpen = 0
+        while true {
+            if let fault = condition.withLock({ fault }) { throw PNGError(.io, fault.message) }
+            let error: PNGError
+            do {
+                let file = try path.openInputFile()
+                condition.withLock { openCount += 1 }
+                return file
+            } catch let caught {
+                error = caught
+            }
+            guard let code = RunFault.code(of: error) else { throw error }
+            condition.lock()
+            if openCount > 0 {
+                // Another input will close soon: wait for it, then try again.
+                _ = condition.wait(until: Date(timeIntervalSinceNow: 0.1))
+                condition.unlock()
+                continue
+            }
+            retriesWithNothingOpen += 1
+            if retriesWithNothingOpen < 3 {
+                condition.unlock()
+                usleep(10_000)
+                continue
+            }
+            let recorded = fault ?? SheetError("cannot open \(path.displayName): \(RunFault.describe(code) ?? error.reason)")
+            fault = recorded
+            condition.unlock()
+            throw PNGError(.io, recorded.message)
+        }
+    }
+}
+
+extension RawPath {
+    /// Opens this path as a codec input. A path longer than PATH_MAX is
+    /// reached through its folder, opened piece by piece (`RawPath.open`),
+    /// and the name `/proc/self/fd/<folder>/<rest>`, which the kernel
+    /// resolves relative to that open folder.
+    func openInputFile() throws(PNGError) -> InputFile {
+        guard bytes.count >= Self.kernelPathLimit else { return try InputFile(pathBytes: bytes) }
+        let slash = bytes.lastIndex(of: UInt8(ascii: "/"))!   // a path this long has slashes
+        let folder = RawPath(bytes: Array(bytes[..<slash])).open(RawPath.pathOnly | O_DIRECTORY | O_CLOEXEC)
+        guard folder >= 0 else {
+            let code = errno
+            throw PNGError(.io, code == ENOENT ? "no such file" : String(cString: strerror(code)))
+        }
+        defer { close(folder) }
+        return try InputFile(pathBytes: Array("/proc/self/fd/\(folder)/".utf8) + bytes[(slash + 1)...])
+    }
+}

@@ -1,0 +1,60 @@
+import JPEGCodec
+import PNGCodec
+import Raster
+import Testing
+
+/// Every fixture's tile against Pillow's (full decode, exif_transpose, Lanczos, over white):
+/// see Fixtures/make_fixtures.py.
+@Suite struct JPEGQualityTests {
+    @Test func everyFixtureIsListed() {
+        // 12 codings plus 8 orientations; a missing or unreadable cases.txt fails here.
+        #expect(Fixtures.cases.count == 20)
+        #expect(Set(Fixtures.cases.map(\.orientation)) == Set(1...8))
+    }
+
+    @Test(arguments: Fixtures.cases)
+    func tileMatchesPillow(_ fixture: FixtureCase) throws {
+        let tile = try renderTile(fixture.jpegPath, tileWidth: fixture.tileWidth, tileHeight: fixture.tileHeight)
+        let golden = try goldenRGB(fixture.goldenPath)
+        #expect(golden.width == tile.width && golden.height == tile.height)
+        #expect(tile.trailingProblem == nil)
+        let score = psnr(tile.rgb, golden.rgb)
+        #expect(score >= 35, "\(fixture.name): \(score) dB at scale \(tile.scaleEighths)/8")
+    }
+
+    @Test(arguments: Fixtures.cases)
+    func headerMatchesPillow(_ fixture: FixtureCase) throws {
+        let header = try JPEGHeader(file: InputFile(path: fixture.jpegPath))
+        #expect(header.width == fixture.storedWidth && header.height == fixture.storedHeight)
+        #expect(header.componentCount == fixture.components)
+        #expect(header.isProgressive == fixture.progressive)
+        #expect(header.orientation.rawValue == fixture.orientation)
+        let swapped = fixture.orientation >= 5
+        #expect(header.displayWidth == (swapped ? fixture.storedHeight : fixture.storedWidth))
+        #expect(header.displayHeight == (swapped ? fixture.storedWidth : fixture.storedHeight))
+        // The bytes-based reader agrees with the file-based one.
+        #expect(try JPEGHeader(bytes: Fixtures.bytes(fixture.name + ".jpg")) == header)
+    }
+
+    @Test(arguments: Fixtures.cases)
+    func rowFormatFollowsTheComponents(_ fixture: FixtureCase) throws {
+        let decoder = try JPEGDecoder(file: InputFile(path: fixture.jpegPath), limits: PNGLimits(),
+                                      minimumWidth: 0, minimumHeight: 0)
+        #expect(decoder.rowFormat == (fixture.components == 1 ? .grey8 : .rgb8))
+        #expect(decoder.scaleEighths == 1)
+        #expect(decoder.outputWidth == (fixture.storedWidth + 7) / 8 && decoder.outputHeight == (fixture.storedHeight + 7) / 8)
+    }
+
+    /// The DCT scale kicks in for most fixtures (else the test above would only test libjpeg
+    /// at full size): at least one fixture at each of 1/8, 2/8, 4/8 and full size.
+    @Test func scalesAreExercised() throws {
+        var scales = Set<Int>()
+        for fixture in Fixtures.cases {
+            let header = try JPEGHeader(file: InputFile(path: fixture.jpegPath))
+            let (width, height) = header.orientation.displaySize(width: fixture.tileWidth, height: fixture.tileHeight)
+            scales.insert(JPEGDecoder.scaleEighths(width: header.width, height: header.height,
+                                                   minimumWidth: width, minimumHeight: height))
+        }
+        #expect(scales == [1, 2, 4, 8], "scales used: \(scales.sorted())")
+    }
+}
