@@ -54,7 +54,7 @@ let package = Package(
         // The built-in font and the text and box painters; FONT-LICENSE is the font's notice.
         .target(name: "BitmapText", dependencies: ["Raster"], exclude: ["FONT-LICENSE"]),
         .target(name: "ImageDiff"),
-        .target(name: "MasonrySheet", dependencies: ["PNGCodec", "MasonryLayout", "Raster", "BitmapText", "ThumbnailCache"]),
+        .target(name: "MasonrySheet", dependencies: ["PNGCodec", "MasonryLayout", "Raster", "BitmapText", "ThumbnailCache", "JPEGCodec"]),
         .target(name: "MasonryCommand", dependencies: ["MasonrySheet", "BitmapText"]),
         // Thumbnails kept between runs (issue #15); CRC-32 from zlib.
         .target(name: "ThumbnailCache", dependencies: ["CZlib"]),

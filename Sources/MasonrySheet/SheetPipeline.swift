@@ -75,6 +75,8 @@ public struct SheetReport: Sendable {
     public let rendered: Int
     /// Pictures drawn from the thumbnail cache.
     public let fromCache: Int
+    /// Files in scanned folders that were not images by name, so not read.
+    public let otherFilesIgnored: Int
     /// What the cache could not do (damaged entries replaced, stores that failed), for `--verbose`.
     public let cacheWarnings: [String]
     public let skipped: [SkippedInput]
@@ -104,14 +106,14 @@ public enum SheetPipeline {
         // Opens inputs of any path length; running out of descriptors fails the run, never a file.
         let opener = InputOpener()
         let headers = parallelMap(count: candidates.count, jobs: options.jobs) { index in
-            readHeader(candidates[index].path, limits: limits, opener: opener)
+            ImageHeader.read(candidates[index].path, limits: limits, opener: opener)
         }
         try opener.checkRun()
         var images: [PlannedImage] = []
         for (candidate, result) in zip(candidates, headers) {
             switch result {
             case .success(let header):
-                images.append(PlannedImage(path: candidate.path, width: header.width, height: header.height,
+                images.append(PlannedImage(path: candidate.path, width: header.width, height: header.height, kind: header.kind,
                                            byteSize: candidate.byteSize))
             case .failure(let error): skipped.append(SkippedInput(path: candidate.path, reason: error.reason))
             }
@@ -226,7 +228,7 @@ public enum SheetPipeline {
             try publisher.commitAll()
             return SheetReport(written: written, pageCount: plan.pages.count,
                                rendered: pages.isEmpty ? plan.images.count : drawn.count,
-                               fromCache: cache?.hits ?? 0, cacheWarnings: cache?.warnings ?? [], skipped: skipped)
+                               fromCache: cache?.hits ?? 0, otherFilesIgnored: scanner.otherFiles, cacheWarnings: cache?.warnings ?? [], skipped: skipped)
         } catch {
             publisher.discardAll()
             throw error
@@ -262,19 +264,6 @@ public enum SheetPipeline {
         return (ordered, sections)
     }
 
-    private static func readHeader(_ path: RawPath, limits: PNGLimits, opener: InputOpener) -> Result<PNGHeader, PNGError> {
-        do {
-            let header = try opener.withFile(path) { file in
-                var prefix = [UInt8](repeating: 0, count: PNGHeader.byteCount)
-                let count = try file.readPrefix(into: &prefix)
-                return try PNGHeader(parsing: Array(prefix[..<count]))
-            }
-            if let refusal = limits.refusal(width: header.width, height: header.height) { return .failure(refusal) }
-            return .success(header)
-        } catch {
-            return .failure(error as? PNGError ?? PNGError(.io, "\(error)"))
-        }
-    }
 }
 
 /// Counts finished tiles across worker threads and reports progress.
