@@ -19,6 +19,7 @@ let package = Package(
         .library(name: "MasonryLayout", targets: ["MasonryLayout"]),
         .library(name: "Raster", targets: ["Raster"]),
         .library(name: "MasonrySheet", targets: ["MasonrySheet"]),
+        .library(name: "GalleryPage", targets: ["GalleryPage"]),
     ],
     targets: [
         // libpng and zlib from Debian (libpng-dev, zlib1g-dev).
@@ -40,16 +41,21 @@ let package = Package(
         .target(name: "Raster", swiftSettings: rasterSettings),
         .target(name: "MasonrySheet", dependencies: ["PNGCodec", "MasonryLayout", "Raster"]),
         .target(name: "MasonryCommand", dependencies: ["MasonrySheet"]),
+        .target(name: "GalleryPage", dependencies: ["MasonrySheet"]),
         .executableTarget(name: "masonry", dependencies: ["MasonryCommand", "MasonrySheet"]),
+        .executableTarget(name: "gallery-page-bench", dependencies: ["GalleryPage", "PNGCodec", "HeadlessChromium"]),
         .executableTarget(name: "masonry-bench", dependencies: ["MasonrySheet", "PNGCodec", "MasonryLayout", "Raster", "TestSupport"]),
 
         // Tests. TestSupport holds what several test targets share.
         .target(name: "TestSupport", dependencies: ["PNGCodec"], path: "Tests/TestSupport"),
+        // Headless Chromium over the DevTools pipe, for the browser tests and gallery-page-bench.
+        .target(name: "HeadlessChromium", path: "Tests/HeadlessChromium"),
         .testTarget(name: "PNGCodecTests", dependencies: ["PNGCodec", "CZlib", "TestSupport"], resources: [.copy("Fixtures")]),
         .testTarget(name: "MasonryLayoutTests", dependencies: ["MasonryLayout", "TestSupport"]),
         .testTarget(name: "RasterTests", dependencies: ["Raster", "TestSupport"], resources: [.copy("Fixtures")]),
         .testTarget(name: "MasonrySheetTests", dependencies: ["MasonrySheet", "PNGCodec", "Raster", "TestSupport"]),
         .testTarget(name: "HostileInputTests", dependencies: ["PNGCodec", "MasonryLayout", "Raster", "MasonrySheet", "MasonryCommand", "TestSupport"]),
+        .testTarget(name: "GalleryPageTests", dependencies: ["GalleryPage", "PNGCodec", "HeadlessChromium"]),
     ],
     swiftLanguageModes: [.v6]
 )
