@@ -47,7 +47,7 @@ enum PageAssets {
     .panel{flex:1 1 480px;min-width:0}
     .side{display:flex;flex-wrap:wrap;gap:10px}
     figure{margin:0;max-width:100%}
-    figure img{display:block;max-width:100%;height:auto;border:1px solid #bbb;background:#fff}
+    .side img{display:block;max-width:100%;height:auto;border:1px solid #bbb;background:#fff}
     figcaption{font-size:.85em;color:#444}
     .crop,.stack{position:relative;overflow:hidden;border:1px solid #bbb;background:#fff}
     .crop img{position:absolute;max-width:none}

@@ -1,0 +1,230 @@
+// The gallery and review pages in a real headless Chromium, loaded from file://: links reach
+// the files, hover and keyboard focus show the path, the filters hide the right things, Tab and
+// arrow keys move in order, and the compare views switch (checked on screenshot pixels).
+import Foundation
+import HeadlessChromium
+import PNGCodec
+import Testing
+
+/// Runs `body` with a fresh browser and fixture, both always cleaned up.
+private func withPage(_ body: (HeadlessChromium, PageFixture) throws -> Void) throws {
+    let executable = try #require(HeadlessChromium.executable(), "chromium is not installed and CI is set")
+    let fixture = try PageFixture()
+    defer { fixture.remove() }
+    let browser = try HeadlessChromium(executable: executable)
+    defer { browser.close() }
+    try body(browser, fixture)
+}
+
+/// The text a page shows for a fixture name (bytes that are not UTF-8 escaped as in messages).
+private func shown(_ name: [UInt8]) -> String {
+    String(validating: name, as: UTF8.self) ?? String(decoding: name, as: UTF8.self).replacingOccurrences(of: "\u{FFFD}", with: "\\xe9")
+}
+
+/// A short description of the focused element: `tile:<path>` for a tile, else tag and id or text.
+private let focused = """
+(function(){var a=document.activeElement;if(a.matches('.sheet>a'))return 'tile:'+a.firstChild.firstChild.nodeValue;
+return a.tagName+':'+(a.id||a.textContent.trim());})()
+"""
+
+/// Size of tile i's path label, whether it is the topmost element at its centre, and its text.
+private func label(_ index: Int) -> String {
+    """
+    (function(){var a=document.querySelectorAll('.sheet>a')[\(index)],s=a.firstChild,r=s.getBoundingClientRect();
+    var e=document.elementFromPoint(r.left+r.width/2,r.top+r.height/2);
+    return {width:r.width,height:r.height,text:s.firstChild.nodeValue,onTop:!!e&&(e===s||s.contains(e))};})()
+    """
+}
+
+private func isShown(_ value: Any?) -> Bool {
+    guard let label = value as? [String: Any], let width = label["width"] as? Double, let height = label["height"] as? Double
+    else { return false }
+    return width > 20 && height > 10 && label["onTop"] as? Bool == true
+}
+
+@Suite("HTML pages in headless Chromium", .serialized,
+       .enabled(if: HeadlessChromium.executable() != nil || ProcessInfo.processInfo.environment["CI"] != nil,
+                "chromium is not installed: browser tests skipped (set CI to make this a failure)"))
+struct BrowserTests {
+    @Test("every link and image of the gallery resolves to an existing file, nothing is fetched from elsewhere")
+    func galleryLinksResolve() throws {
+        try withPage { browser, fixture in
+            try browser.navigate(to: URL(fileURLWithPath: fixture.galleryHTML))
+            let tiles = try #require(try browser.evaluate("[...document.querySelectorAll('.sheet>a')].map(a=>a.href)") as? [String])
+            #expect(tiles.count == fixture.images.count)
+            for (href, image) in zip(tiles, fixture.images) {
+                #expect(PageFixture.path(ofFileURL: href) == image, "tile link \(href)")
+            }
+            let others = try #require(try browser.evaluate("""
+                [...document.querySelectorAll('a[href]:not([href^="#"])')].map(a=>a.href)
+                .concat([...document.images].map(i=>i.src))
+                """) as? [String])
+            #expect(others.count == tiles.count + 2 * fixture.gallery.pages.count)
+            for url in others {
+                let path = PageFixture.path(ofFileURL: url)
+                #expect(path.map(PageFixture.isFile) == true, "\(url) is not an existing file")
+            }
+            let loaded = try browser.evaluate("Promise.all([...document.images].map(i=>i.decode().then(()=>i.naturalWidth)))")
+            #expect(loaded as? [Int] == [200, 200])
+            let resources = try #require(try browser.evaluate("performance.getEntriesByType('resource').map(e=>e.name)") as? [String])
+            #expect(resources.allSatisfy { $0.hasPrefix("file://") }, "\(resources)")
+        }
+    }
+
+    @Test("hovering a tile shows its full path as visible text, and it goes away after")
+    func hoverShowsPath() throws {
+        try withPage { browser, fixture in
+            try browser.navigate(to: URL(fileURLWithPath: fixture.galleryHTML))
+            for index in [0, 5, 7] {
+                let centre = try #require(try browser.evaluate("""
+                    (function(){var r=document.querySelectorAll('.sheet>a')[\(index)].getBoundingClientRect();
+                    return [r.left+r.width/2,r.top+r.height/2];})()
+                    """) as? [Double])
+                #expect(!isShown(try browser.evaluate(label(index))), "label \(index) shows before hover")
+                try browser.hover(x: centre[0], y: centre[1])
+                let shownLabel = try browser.evaluate(label(index))
+                #expect(isShown(shownLabel), "label \(index) on hover: \(String(describing: shownLabel))")
+                #expect((shownLabel as? [String: Any])?["text"] as? String == shown(fixture.images[index]))
+                try browser.hover(x: 990, y: 790)
+                #expect(!isShown(try browser.evaluate(label(index))), "label \(index) stays after the mouse left")
+            }
+            let caption = try browser.evaluate("document.querySelector('.sheet>a>span>i').textContent") as? String
+            #expect(caption == "caption of plain")
+        }
+    }
+
+    @Test("Tab goes skip link, filter, page links, then each tile in order, showing its path and a focus ring")
+    func tabOrderAndFocus() throws {
+        try withPage { browser, fixture in
+            try browser.navigate(to: URL(fileURLWithPath: fixture.galleryHTML))
+            var expected = ["A:Skip to the filter", "INPUT:filter", "A:1", "A:2"]
+            for page in 1...2 {
+                expected.append("A:" + shown(fixture.gallery.pages[page - 1].file))
+                expected += fixture.images[(page - 1) * 5 ..< page * 5].map { "tile:" + shown($0) }
+            }
+            var seen: [String] = []
+            for _ in expected {
+                try browser.press(.tab)
+                seen.append(try browser.evaluate(focused) as? String ?? "?")
+                if let index = fixture.images.map({ "tile:" + shown($0) }).firstIndex(of: seen.last ?? "") {
+                    #expect(isShown(try browser.evaluate(label(index))), "label of focused tile \(index)")
+                    let ring = try browser.evaluate("getComputedStyle(document.activeElement).outlineStyle") as? String
+                    #expect(ring == "solid", "focus ring of tile \(index)")
+                }
+            }
+            #expect(seen == expected)
+        }
+    }
+
+    @Test("the skip link reaches the filter, and typing hides every tile whose path does not contain the text")
+    func filterHidesTheRest() throws {
+        try withPage { browser, fixture in
+            try browser.navigate(to: URL(fileURLWithPath: fixture.galleryHTML))
+            try browser.press(.tab)
+            try browser.press(.enter)
+            #expect(try browser.evaluate("document.activeElement.id") as? String == "filter")
+            let state = "[...document.querySelectorAll('.sheet>a')].map(a=>!a.inert&&!a.classList.contains('out'))"
+            for query in ["SPACE", "%", "#", "?", "\"S '", "<B>&", "\\XE9", "猫", "SUB DIR/", ".png", "nothing-like-this"] {
+                _ = try browser.evaluate("document.getElementById('filter').select()")
+                try browser.type(query)
+                let expected = fixture.images.map { shown($0).lowercased().contains(query.lowercased()) }
+                #expect(try browser.evaluate(state) as? [Bool] == expected, "filter \(query)")
+                let count = expected.filter { $0 }.count
+                #expect(try browser.evaluate("document.getElementById('matches').textContent") as? String
+                        == "\(count) of \(expected.count) images match")
+            }
+            _ = try browser.evaluate("document.getElementById('filter').select()")
+            try browser.type("space")
+            for expected in ["A:1", "A:2", "A:" + shown(fixture.gallery.pages[0].file), "tile:" + shown(fixture.images[1]),
+                             "A:" + shown(fixture.gallery.pages[1].file)] {
+                try browser.press(.tab)
+                #expect(try browser.evaluate(focused) as? String == expected, "Tab skips hidden tiles")
+            }
+        }
+    }
+
+    @Test("the review page: summary, status filter, arrow keys between pairs, unchanged collapsed")
+    func reviewListAndKeys() throws {
+        try withPage { browser, fixture in
+            try browser.navigate(to: URL(fileURLWithPath: fixture.reviewHTML))
+            let summary = try browser.evaluate("[...document.querySelectorAll('.summary li')].map(l=>l.textContent)") as? [String]
+            #expect(summary == ["unchanged 1", "changed 1", "resized 1", "added 1", "removed 1", "error 1", "failed 3"])
+            let pairs = "[...document.querySelectorAll('.pair')].filter(d=>!d.hidden).map(d=>d.querySelector('.path').textContent)"
+            let all = fixture.review.pairs.map { shown($0.path) }
+            #expect(try browser.evaluate(pairs) as? [String] == all)
+            #expect(try browser.evaluate("[...document.querySelectorAll('.pair')].map(d=>d.open)") as? [Bool]
+                    == fixture.review.pairs.map { $0.status != "unchanged" })
+            for (status, expected) in [("added", [all[2]]), ("failed", [all[0], all[1], all[4]]), ("", all)] {
+                _ = try browser.evaluate("(s=>{s.value='\(status)';s.dispatchEvent(new Event('change'))})(document.getElementById('status'))")
+                #expect(try browser.evaluate(pairs) as? [String] == expected, "status \(status)")
+            }
+            _ = try browser.evaluate("document.querySelector('.pair summary').focus()")
+            let focusedPair = "document.activeElement.closest('.pair').id"
+            for (key, expected) in [(HeadlessChromium.Key.arrowDown, "pair-2"), (.arrowDown, "pair-3"), (.arrowUp, "pair-2")] {
+                try browser.press(key)
+                #expect(try browser.evaluate(focusedPair) as? String == expected)
+            }
+            for _ in 0..<8 { try browser.press(.arrowDown) }
+            #expect(try browser.evaluate(focusedPair) as? String == "pair-6")
+            try browser.press(.enter)
+            #expect(try browser.evaluate("document.getElementById('pair-6').open") as? Bool == true)
+            // The body is built on the (asynchronous) toggle event: wait for it, at most two seconds.
+            #expect(try browser.evaluate("""
+                new Promise(done=>{var t0=Date.now();(function look(){var n=document.querySelectorAll('#pair-6 .views button').length;
+                if(n||Date.now()-t0>2000)done(n);else setTimeout(look,10);})();})
+                """) as? Int == 3)
+            let reason = try browser.evaluate("document.querySelector('#pair-5 dl').textContent") as? String
+            #expect(reason?.contains("truncated image data") == true)
+        }
+    }
+
+    @Test("the compare views switch by keyboard: side by side, the cropped difference, the slider")
+    func reviewViewsSwitch() throws {
+        try withPage { browser, fixture in
+            try browser.navigate(to: URL(fileURLWithPath: fixture.reviewHTML))
+            _ = try browser.evaluate("document.querySelector('#pair-1 summary').focus()")
+            let visible = "[...document.querySelectorAll('#pair-1 .panel')].filter(p=>!p.hidden&&p.offsetHeight>0).map(p=>p.dataset.view)"
+            #expect(try browser.evaluate(visible) as? [String] == ["side"])
+            let sides = try browser.evaluate("[...document.querySelectorAll('#pair-1 .side img')].map(i=>i.src)") as? [String]
+            #expect(sides?.compactMap(PageFixture.path(ofFileURL:)) == [fixture.review.pairs[0].baseline!.path,
+                                                                         fixture.review.pairs[0].current!.path])
+
+            try browser.press(.tab)
+            try browser.press(.tab)
+            #expect(try browser.evaluate("document.activeElement.textContent") as? String == "Difference")
+            try browser.press(.enter)
+            #expect(try browser.evaluate(visible) as? [String] == ["diff"])
+            #expect(try browser.evaluate("document.activeElement.getAttribute('aria-pressed')") as? String == "true")
+            let crop = try pixels(browser, of: "#pair-1 .crop")
+            #expect(crop.width == 38 && crop.height == 28)
+            #expect(crop.colours == [PageFixture.panelColour], "the crop shows exactly the difference panel")
+
+            try browser.press(.tab)
+            #expect(try browser.evaluate("document.activeElement.textContent") as? String == "Slider")
+            try browser.press(.space)
+            #expect(try browser.evaluate(visible) as? [String] == ["slider"])
+            try browser.press(.tab)
+            #expect(try browser.evaluate("document.activeElement.type") as? String == "range")
+            try browser.press(.home)
+            #expect(try pixels(browser, of: "#pair-1 .stack").colours == [PageFixture.currentColour])
+            try browser.press(.end)
+            #expect(try pixels(browser, of: "#pair-1 .stack").colours == [PageFixture.baselineColour])
+        }
+    }
+}
+
+/// The distinct RGB colours inside an element's border, from a screenshot. The outermost row and
+/// column of that area are left out: at a fractional page offset they blend with what lies under.
+private func pixels(_ browser: HeadlessChromium, of selector: String) throws -> (width: Int, height: Int, colours: Set<[UInt8]>) {
+    let box = try #require(try browser.evaluate("""
+        (async function(){var e=document.querySelector('\(selector)');e.scrollIntoView({block:'center'});
+        await Promise.all([...e.querySelectorAll('img')].map(i=>i.decode()));
+        await new Promise(r=>requestAnimationFrame(()=>requestAnimationFrame(r)));
+        var r=e.getBoundingClientRect();return [r.left+scrollX+e.clientLeft,r.top+scrollY+e.clientTop,e.clientWidth,e.clientHeight];})()
+        """) as? [Double])
+    let png = try browser.screenshot(clip: (box[0] + 1, box[1] + 1, box[2] - 2, box[3] - 2))
+    let image = try PNGDecoder.decodeRGBA(bytes: png)
+    var colours = Set<[UInt8]>()
+    for offset in stride(from: 0, to: image.pixels.count, by: 4) { colours.insert(Array(image.pixels[offset ..< offset + 3])) }
+    return (image.width, image.height, colours)
+}
