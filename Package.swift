@@ -55,7 +55,7 @@ let package = Package(
         .testTarget(name: "RasterTests", dependencies: ["Raster", "TestSupport"], resources: [.copy("Fixtures")]),
         .testTarget(name: "MasonrySheetTests", dependencies: ["MasonrySheet", "PNGCodec", "Raster", "TestSupport"]),
         .testTarget(name: "HostileInputTests", dependencies: ["PNGCodec", "MasonryLayout", "Raster", "MasonrySheet", "MasonryCommand", "TestSupport"]),
-        .testTarget(name: "GalleryPageTests", dependencies: ["GalleryPage", "PNGCodec", "HeadlessChromium"]),
+        .testTarget(name: "GalleryPageTests", dependencies: ["GalleryPage", "PNGCodec", "HeadlessChromium", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )
