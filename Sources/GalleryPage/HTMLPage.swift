@@ -31,7 +31,9 @@ public enum HTMLPage {
             html += "<a href=\"\(href)\">\(PageText.html(PageText.display(page.file)))</a> "
             html += "<small>\(page.width) × \(page.height)</small></h2>\n"
             html += "<div class=\"sheet\" style=\"--pw:\(page.width);--ph:\(page.height);max-width:\(page.width)px\">"
-            html += "<img src=\"\(href)\" width=\"\(page.width)\" height=\"\(page.height)\" alt=\"\">\n"
+            // Pages after the first load as they come near the window: they do not hold up the load event.
+            html += "<img src=\"\(href)\" width=\"\(page.width)\" height=\"\(page.height)\" alt=\"\""
+            html += index == 0 ? ">\n" : " loading=\"lazy\">\n"
             for tile in tilesByPage[index] {
                 html += "<a href=\"\(PageText.html(link.href(tile.path)))\" "
                 html += "style=\"--x:\(tile.x);--y:\(tile.y);--w:\(tile.width);--h:\(tile.height)\"><span>"

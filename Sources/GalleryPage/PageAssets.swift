@@ -27,7 +27,7 @@ enum PageAssets {
     .sheet>a>span{position:absolute;left:0;top:100%;width:1px;height:1px;overflow:hidden;clip-path:inset(50%);white-space:nowrap}
     .sheet>a:hover>span,.sheet>a:focus>span{width:max-content;height:auto;max-width:min(40em,90vw);clip-path:none;white-space:normal;overflow-wrap:anywhere;padding:3px 7px;background:#111;color:#fff;font-size:13px;border:1px solid var(--focus)}
     .sheet>a>span>i{display:block;font-style:normal;color:#ddd}
-    .sheet>a.out{background:rgb(30 30 30/.82)}
+    .sheet>a.out{background:rgb(30 30 30/.82);pointer-events:none}
 
     """
 
@@ -71,7 +71,7 @@ enum PageAssets {
     var query=filter.value.toLowerCase(),count=0;
     for(var i=0;i<tiles.length;i++){
     var hit=!query||keys[i].indexOf(query)>=0;if(hit)count++;
-    if(tiles[i].inert===hit){tiles[i].inert=!hit;tiles[i].classList.toggle('out',!hit);}
+    var a=tiles[i];if(a.classList.contains('out')===hit){a.classList.toggle('out',!hit);a.tabIndex=hit?0:-1;}
     }
     matches.textContent=query?count+' of '+tiles.length+' images match':tiles.length+' images';
     }

@@ -123,7 +123,7 @@ struct BrowserTests {
             try browser.press(.tab)
             try browser.press(.enter)
             #expect(try browser.evaluate("document.activeElement.id") as? String == "filter")
-            let state = "[...document.querySelectorAll('.sheet>a')].map(a=>!a.inert&&!a.classList.contains('out'))"
+            let state = "[...document.querySelectorAll('.sheet>a')].map(a=>a.tabIndex===0&&!a.classList.contains('out'))"
             for query in ["SPACE", "%", "#", "?", "\"S '", "<B>&", "\\XE9", "猫", "SUB DIR/", ".png", "nothing-like-this"] {
                 _ = try browser.evaluate("document.getElementById('filter').select()")
                 try browser.type(query)
