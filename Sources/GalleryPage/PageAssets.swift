@@ -44,7 +44,7 @@ enum PageAssets {
     .views{flex-basis:100%;display:flex;gap:4px}
     .views button{font:inherit;padding:2px 10px;border:1px solid #888;background:#f4f4f4;border-radius:3px}
     .views button[aria-pressed=true]{background:#1b1b1b;color:#fff}
-    .panel{flex:1 1 480px;min-width:0}
+    .panel{flex:0 1 auto;min-width:0}
     .side{display:flex;flex-wrap:wrap;gap:10px}
     figure{margin:0;max-width:100%}
     .side img{display:block;max-width:100%;height:auto;border:1px solid #bbb;background:#fff}

@@ -70,6 +70,9 @@ public final class HeadlessChromium {
             let attached = try send("Target.attachToTarget", ["targetId": page, "flatten": true], session: false)
             session = attached["sessionId"] as? String ?? ""
             _ = try send("Page.enable")
+            // Headless windows never hold the system focus: without this, focus() from a script
+            // would not match :focus.
+            _ = try send("Emulation.setFocusEmulationEnabled", ["enabled": true])
             _ = try send("Emulation.setDeviceMetricsOverride",
                          ["width": width, "height": height, "deviceScaleFactor": 1, "mobile": false])
         } catch {
