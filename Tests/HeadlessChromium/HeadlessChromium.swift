@@ -16,9 +16,12 @@ public struct BrowserError: Error, CustomStringConvertible {
 
 /// One headless Chromium with one page (tab), used from one thread.
 public final class HeadlessChromium {
-    /// The Chromium executable on `PATH` (`chromium`, then `chromium-browser`), or nil.
+    /// The Chromium executable: `MASONRY_CHROMIUM` when set (nil if that is not executable), else
+    /// `chromium` or `chromium-browser` on `PATH`, else nil.
     public static func executable() -> String? {
-        let folders = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":")
+        let environment = ProcessInfo.processInfo.environment
+        if let chosen = environment["MASONRY_CHROMIUM"] { return access(chosen, X_OK) == 0 ? chosen : nil }
+        let folders = (environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":")
         for name in ["chromium", "chromium-browser"] {
             for folder in folders where access("\(folder)/\(name)", X_OK) == 0 { return "\(folder)/\(name)" }
         }
