@@ -8,12 +8,13 @@ import PNGCodec
 #endif
 
 struct PageFixture {
-    /// Names chosen to break naive HTML and URL escaping; the last-but-one is not UTF-8.
+    /// Names chosen to break naive HTML and URL escaping ("%41" must not become "A"); "latin\xe9" is not UTF-8.
     static let names: [[UInt8]] = [
         Array("plain.png".utf8),
         Array("with space.png".utf8),
         Array("hash#1.png".utf8),
         Array("100%.png".utf8),
+        Array("percent%41.png".utf8),
         Array("what?.png".utf8),
         Array("quote\"s 'single'.png".utf8),
         Array("a<b>&c.png".utf8),
@@ -44,11 +45,11 @@ struct PageFixture {
             try Self.writePNG(path, width: 40, height: 30, colour: [shade, 255 - shade, 128])
         }
 
-        // Gallery: two pages of 200 × 150, five tiles of 40 × 30 a page in a row.
+        // Gallery: two pages of 200 × 150, six tiles of 30 × 30 a page, in two rows.
         let pages = (1...2).map { SheetPage(file: Array((root + "/out/sheet-00\($0).png").utf8), width: 200, height: 150) }
         for page in pages { try Self.writePNG(page.file, width: page.width, height: page.height, colour: [200, 200, 200]) }
         let tiles = images.enumerated().map { index, path in
-            Gallery.Tile(page: index / 5 + 1, x: 8 + (index % 5) * 38, y: 8 + (index % 2) * 40, width: 36, height: 30,
+            Gallery.Tile(page: index / 6 + 1, x: 8 + (index % 6) * 32, y: 8 + (index % 2) * 40, width: 30, height: 30,
                          path: path, caption: index == 0 ? "caption of plain" : nil)
         }
         gallery = Gallery(title: "Fixture <gallery>", pages: pages, tiles: tiles)
@@ -68,12 +69,12 @@ struct PageFixture {
             Review.Pair(path: Array("changed <one>.png".utf8), status: "changed", failed: true, diffPixels: 1200,
                         aaPixels: 3, diffRatio: 1.0, baseline: side(baselineImage), current: side(currentImage),
                         diffPanel: Review.Panel(page: 1, x: 60, y: 20, width: 40, height: 30)),
-            Review.Pair(path: images[7], status: "resized", failed: true, diffPixels: 0, aaPixels: 0, diffRatio: 0,
-                        baseline: side(images[7]), current: Review.Side(path: images[8], width: 40, height: 30)),
+            Review.Pair(path: images[8], status: "resized", failed: true, diffPixels: 0, aaPixels: 0, diffRatio: 0,
+                        baseline: side(images[8]), current: Review.Side(path: images[9], width: 40, height: 30)),
             Review.Pair(path: images[2], status: "added", failed: false, diffPixels: 0, aaPixels: 0, diffRatio: 0,
                         baseline: nil, current: side(images[2])),
-            Review.Pair(path: images[3], status: "removed", failed: false, diffPixels: 0, aaPixels: 0, diffRatio: 0,
-                        baseline: side(images[3]), current: nil),
+            Review.Pair(path: images[4], status: "removed", failed: false, diffPixels: 0, aaPixels: 0, diffRatio: 0,
+                        baseline: side(images[4]), current: nil),
             Review.Pair(path: Array("broken.png".utf8), status: "error", failed: true, diffPixels: 0, aaPixels: 0,
                         diffRatio: 0, baseline: nil, current: nil, reason: "truncated image data"),
             Review.Pair(path: images[0], status: "unchanged", failed: false, diffPixels: 0, aaPixels: 0, diffRatio: 0,
