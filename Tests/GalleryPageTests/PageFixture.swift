@@ -29,8 +29,9 @@ struct PageFixture {
     let reviewHTML: String
     let gallery: Gallery
     let review: Review
-    /// The colour of the difference panel on the review's sheet page.
-    static let panelColour: [UInt8] = [255, 0, 255]
+    /// The colour of the difference panel's pixel (dx, dy) on the review's sheet page: a gradient,
+    /// so a crop shifted by one pixel shows other colours.
+    static func panelColour(_ dx: Int, _ dy: Int) -> [UInt8] { [255, UInt8(dx * 6), UInt8(dy * 8)] }
     static let baselineColour: [UInt8] = [220, 30, 30]
     static let currentColour: [UInt8] = [30, 60, 220]
 
@@ -100,12 +101,12 @@ struct PageFixture {
         try write(PNGEncoder.encode(pixels: pixels, width: width, height: height, format: .rgb8), to: path)
     }
 
-    /// A grey page with the difference panel's rectangle in `panelColour`.
+    /// A grey page with the difference panel's rectangle filled by `panelColour`.
     static func writeReviewPage(_ path: [UInt8]) throws {
         var pixels: [UInt8] = []
         for y in 0..<100 {
             for x in 0..<200 {
-                pixels += (60..<100).contains(x) && (20..<50).contains(y) ? panelColour : [190, 190, 190]
+                pixels += (60..<100).contains(x) && (20..<50).contains(y) ? panelColour(x - 60, y - 20) : [190, 190, 190]
             }
         }
         try write(PNGEncoder.encode(pixels: pixels, width: 200, height: 100, format: .rgb8), to: path)
