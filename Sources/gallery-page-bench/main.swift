@@ -9,7 +9,8 @@
 // The first form makes a synthetic render of N tiles (4 columns of 290 px, heights 120-460 px,
 // pages at most 16384 px tall, grey page images with the tiles shaded), writes its gallery page
 // and loads it from file:// in a fresh browser per run: wall time from Page.navigate to the load
-// event, the page's own navigation timing, and the time to filter all tiles by a query. The
+// event, the page's own navigation timing, and the time to filter all tiles by a query; then the
+// review page of as many compare pairs (a quarter changed and open) in the same browser. The
 // second form loads any page and saves a screenshot of the window; the last two write the pages
 // of the README's screenshots (Demos.swift).
 import Foundation
@@ -115,11 +116,32 @@ func run() throws {
     try Data(html.utf8).write(to: URL(fileURLWithPath: htmlPath))
     print("page: \(htmlPath), \(tileCount) tiles on \(pages.count) pages, \(html.utf8.count) bytes")
 
+    // The review page of a compare run over the same number of pairs: every fourth changed and
+    // failing (open, with its views built at load), the rest unchanged (collapsed).
+    let pairs = tiles.enumerated().map { index, tile in
+        let side = Review.Side(path: tile.path, width: tile.width, height: tile.height)
+        let changed = index % 4 == 0
+        return Review.Pair(path: tile.path, status: changed ? "changed" : "unchanged", failed: changed,
+                           diffPixels: changed ? 1_000 + index : 0, aaPixels: 0,
+                           diffRatio: changed ? Double(1_000 + index) / Double(tile.width * tile.height) : 0,
+                           baseline: side, current: side,
+                           diffPanel: changed ? Review.Panel(page: tile.page, x: tile.x, y: tile.y, width: tile.width,
+                                                             height: tile.height) : nil)
+    }
+    let changedCount = pairs.filter(\.failed).count
+    let review = Review(summary: [Review.StatusCount(status: "unchanged", count: pairs.count - changedCount),
+                                  Review.StatusCount(status: "changed", count: changedCount)],
+                        failed: changedCount, pages: pages, pairs: pairs)
+    let reviewPath = "\(folder)/review.html"
+    let reviewHTML = HTMLPage.render(review, htmlPath: Array(reviewPath.utf8))
+    try Data(reviewHTML.utf8).write(to: URL(fileURLWithPath: reviewPath))
+    print("review page: \(reviewPath), \(pairs.count) pairs (\(changedCount) open), \(reviewHTML.utf8.count) bytes")
+
     func summary(_ values: [Double]) -> String {
         let sorted = values.sorted()
         return String(format: "median %.0f ms (min %.0f, max %.0f)", sorted[sorted.count / 2], sorted.first!, sorted.last!)
     }
-    var wall: [Double] = [], loadEvent: [Double] = [], filtering: [Double] = []
+    var wall: [Double] = [], loadEvent: [Double] = [], filtering: [Double] = [], reviewLoad: [Double] = []
     for _ in 0..<runs {
         let browser = try HeadlessChromium(executable: chromium, width: 1280, height: 900)
         let start = Date()
@@ -132,11 +154,14 @@ func run() throws {
                 f.dispatchEvent(new Event('input'));document.body.getBoundingClientRect();return performance.now()-t;})()
                 """) as? Double ?? .nan)
         }
+        try browser.navigate(to: URL(fileURLWithPath: reviewPath))
+        reviewLoad.append(try browser.evaluate("performance.getEntriesByType('navigation')[0].loadEventEnd") as? Double ?? .nan)
         browser.close()
     }
-    print("load, Page.navigate to load event (wall): \(summary(wall))")
-    print("load, navigation timing loadEventEnd:     \(summary(loadEvent))")
-    print("filter all \(tileCount) tiles (input + style + layout, 2 queries a run): \(summary(filtering))")
+    print("gallery load, Page.navigate to load event (wall): \(summary(wall))")
+    print("gallery load, navigation timing loadEventEnd:     \(summary(loadEvent))")
+    print("gallery filter of all \(tileCount) tiles (input + style + layout, 2 queries a run): \(summary(filtering))")
+    print("review load, navigation timing loadEventEnd (second page in the same browser): \(summary(reviewLoad))")
 }
 
 do { try run() } catch { fail("\(error)") }

@@ -71,6 +71,35 @@ struct BrowserTests {
         }
     }
 
+    @Test("pages show at natural size in a wide window and scale down in a narrow one, tiles staying on their pictures")
+    func responsiveScaling() throws {
+        try withPage { browser, fixture in
+            try browser.navigate(to: URL(fileURLWithPath: fixture.galleryHTML))
+            for windowWidth in [1000, 150] {
+                _ = try browser.send("Emulation.setDeviceMetricsOverride",
+                                     ["width": windowWidth, "height": 800, "deviceScaleFactor": 1, "mobile": false])
+                let geometry = try #require(try browser.evaluate("""
+                    [...document.querySelectorAll('.sheet')].map(s=>{var i=s.querySelector('img').getBoundingClientRect();
+                    return [i.width].concat([...s.querySelectorAll('a')].map(a=>{var r=a.getBoundingClientRect();
+                    return [r.left-i.left,r.top-i.top,r.width,r.height];}));})
+                    """) as? [[Any]])
+                for (pageIndex, page) in geometry.enumerated() {
+                    let shown = try #require(page.first as? Double)
+                    if windowWidth == 1000 { #expect(shown == 200, "natural size in a wide window") }
+                    else { #expect(shown < 200 && shown > 50, "scaled down in a narrow window: \(shown)") }
+                    let scale = shown / 200
+                    let tiles = fixture.gallery.tiles.filter { $0.page == pageIndex + 1 }
+                    for (tile, rect) in zip(tiles, page.dropFirst().compactMap { $0 as? [Double] }) {
+                        let expected = [tile.x, tile.y, tile.width, tile.height].map { Double($0) * scale }
+                        #expect(zip(rect, expected).allSatisfy { abs($0 - $1) < 0.5 },
+                                "tile at \(rect), expected \(expected) (window \(windowWidth))")
+                    }
+                    #expect(page.count - 1 == tiles.count)
+                }
+            }
+        }
+    }
+
     @Test("hovering a tile shows its full path as visible text, and it goes away after")
     func hoverShowsPath() throws {
         try withPage { browser, fixture in
@@ -168,12 +197,9 @@ struct BrowserTests {
             #expect(try browser.evaluate(focusedPair) as? String == "pair-6")
             try browser.press(.enter)
             #expect(try browser.evaluate("document.getElementById('pair-6').open") as? Bool == true)
-            // The body is built on the (asynchronous) toggle event: wait for it, at most two seconds.
-            #expect(try browser.evaluate("""
-                new Promise(done=>{var t0=Date.now();(function look(){var n=document.querySelectorAll('#pair-6 .views button').length;
-                if(n||Date.now()-t0>2000)done(n);else setTimeout(look,10);})();})
-                """) as? Int == 3)
-            let reason = try browser.evaluate("document.querySelector('#pair-5 dl').textContent") as? String
+            // The body is built on the (asynchronous) toggle event.
+            #expect(try waitFor(browser, "document.querySelectorAll('#pair-6 .views button').length") as? Int == 3)
+            let reason = try waitFor(browser, "document.querySelector('#pair-5 dl')?.textContent") as? String
             #expect(reason?.contains("truncated image data") == true)
         }
     }
@@ -182,6 +208,8 @@ struct BrowserTests {
     func reviewViewsSwitch() throws {
         try withPage { browser, fixture in
             try browser.navigate(to: URL(fileURLWithPath: fixture.reviewHTML))
+            // Open pairs build their views when they come near the window.
+            #expect(try waitFor(browser, "document.querySelectorAll('.pair .views').length") as? Int == 5)
             _ = try browser.evaluate("document.querySelector('#pair-1 summary').focus()")
             let visible = "[...document.querySelectorAll('#pair-1 .panel')].filter(p=>!p.hidden&&p.offsetHeight>0).map(p=>p.dataset.view)"
             #expect(try browser.evaluate(visible) as? [String] == ["side"])
@@ -214,6 +242,14 @@ struct BrowserTests {
             #expect(Set(try pixels(browser, of: "#pair-1 .stack").rgb) == [PageFixture.baselineColour])
         }
     }
+}
+
+/// The value of `expression` once it is truthy (checked every 10 ms, at most 2 s), else its last value.
+private func waitFor(_ browser: HeadlessChromium, _ expression: String) throws -> Any? {
+    try browser.evaluate("""
+        new Promise(done=>{var t0=Date.now();(function look(){var v=(\(expression));
+        if(v||Date.now()-t0>2000)done(v);else setTimeout(look,10);})();})
+        """)
 }
 
 /// The RGB pixels inside an element's border, row by row, from a screenshot. The outermost row and
