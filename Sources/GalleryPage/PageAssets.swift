@@ -114,8 +114,9 @@ enum PageAssets {
     range.addEventListener('input',function(){over.style.clipPath='inset(0 0 0 '+range.value+'%)';});
     return el('div',{},[stack,el('label',{'class':'slider'},[document.createTextNode('baseline'),range,document.createTextNode('current')])]);}
     var views=[['side','Side by side',sideView],['diff','Difference',diffView],['slider','Slider',sliderView]];
+    function grouped(n){return String(n).replace(/\\B(?=(\\d{3})+(?!\\d))/g,',');}
     function numbers(p){
-    var rows=[['status',p.s],['failed',p.f?'yes':'no'],['diff pixels',p.d.toLocaleString('en')],['anti-aliased',p.a.toLocaleString('en')],
+    var rows=[['status',p.s],['failed',p.f?'yes':'no'],['diff pixels',grouped(p.d)],['anti-aliased',grouped(p.a)],
     ['diff ratio',(p.r*100).toPrecision(3)+' %'],['baseline',p.b?p.b[1]+' × '+p.b[2]:'absent'],['current',p.c?p.c[1]+' × '+p.c[2]:'absent']];
     if(p.e)rows.push(['reason',p.e]);
     var dl=el('dl',{'class':'numbers'});
@@ -129,12 +130,17 @@ enum PageAssets {
     Array.prototype.forEach.call(buttons.children,function(o,j){o.setAttribute('aria-pressed',j===i?'true':'false');panels[j].hidden=j!==i;});});
     buttons.appendChild(b);});
     return el('div',{'class':'body'},[buttons].concat(panels).concat([numbers(p)]));}
+    // A pair's views are built when it is opened or comes within 1000 px of the window, so a
+    // page of thousands of pairs loads as fast as one of a few.
+    function build(d){if(d.children.length<2)d.appendChild(body(data.pairs[+d.id.slice(5)-1]));if(near)near.unobserve(d);}
+    var near=window.IntersectionObserver?new IntersectionObserver(function(entries){
+    entries.forEach(function(e){if(e.isIntersecting)build(e.target);});},{rootMargin:'1000px 0px'}):null;
     var items=data.pairs.map(function(p,i){
     var summary=el('summary',{},[el('span',{'class':'path',text:p.p}),el('span',{'class':'badge st-'+p.s,text:p.s}),
     p.f?el('span',{'class':'badge fail',text:'failed'}):null]);
     var d=el('details',{'class':'pair',id:'pair-'+(i+1),'data-status':p.s},[summary]);
-    d.addEventListener('toggle',function(){if(d.open&&d.children.length<2)d.appendChild(body(p));});
-    if(p.s!=='unchanged'){d.open=true;d.appendChild(body(p));}
+    if(p.s==='unchanged')d.addEventListener('toggle',function(){if(d.open)build(d);});
+    else{d.open=true;if(near)near.observe(d);else build(d);}
     list.appendChild(d);return {el:d,key:p.p.toLowerCase(),status:p.s,failed:p.f};});
     function run(){
     var want=status.value,query=filter.value.toLowerCase(),count=0;
