@@ -1,8 +1,9 @@
 // A headless Chromium driven over the DevTools protocol on `--remote-debugging-pipe`:
 // commands go in on the browser's fd 3, replies and events come out of its fd 4, each a JSON
 // text ended by a NUL byte. No port, no WebSocket, no outside library: Foundation's Process
-// and two pipes (a shell maps them to fds 3 and 4). Every wait has a deadline; the browser's
-// process group is always killed.
+// and two pipes (a shell maps them to fds 3 and 4). Every wait has a deadline; closing asks the
+// browser to quit, then kills its process group (Process starts it as a group leader), so no
+// renderer outlives a test.
 import Foundation
 #if canImport(Glibc)
 @preconcurrency import Glibc
@@ -55,7 +56,7 @@ public final class HeadlessChromium {
                              "--headless", "--no-sandbox", "--disable-gpu", "--remote-debugging-pipe",
                              "--user-data-dir=\(profile.path)", "--no-first-run", "--no-default-browser-check",
                              "--disable-extensions", "--disable-background-networking", "--disable-sync",
-                             "--disable-component-update", "--mute-audio", "--hide-scrollbars",
+                             "--disable-component-update", "--disable-breakpad", "--mute-audio", "--hide-scrollbars",
                              "--force-color-profile=srgb", "--force-device-scale-factor=1",
                              "--window-size=\(width),\(height)", "about:blank"]
         process.standardInput = input
@@ -205,9 +206,10 @@ public final class HeadlessChromium {
         }
         try? commands.close()
         let pid = process.processIdentifier
+        let ownGroup = getpgid(pid) == pid
         let deadline = Date().addingTimeInterval(5)
         while process.isRunning, Date() < deadline { usleep(20_000) }
-        if process.isRunning { kill(pid, SIGKILL) }
+        if ownGroup { kill(-pid, SIGKILL) } else if process.isRunning { kill(pid, SIGKILL) }
         process.waitUntilExit()
         try? FileManager.default.removeItem(at: profile)
     }
