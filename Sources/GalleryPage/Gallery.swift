@@ -16,7 +16,7 @@ public struct SheetPage: Sendable, Hashable {
 public struct Gallery: Sendable {
     /// One picture on a page: its rectangle (in page pixels) and the source file it links to.
     public struct Tile: Sendable, Hashable {
-        /// 1-based index into `pages`.
+        /// 1-based index into `pages` (a tile or panel on no listed page is left out).
         public var page: Int
         public var x: Int
         public var y: Int
@@ -80,7 +80,7 @@ public struct Review: Sendable {
     /// Where a pair's difference picture was drawn on a sheet page; the page shows it by
     /// cropping that page image with CSS, so no extra image file is written.
     public struct Panel: Sendable, Hashable {
-        /// 1-based index into `pages`.
+        /// 1-based index into `pages` (a tile or panel on no listed page is left out).
         public var page: Int
         public var x: Int
         public var y: Int

@@ -10,13 +10,13 @@ import Glibc
 struct PageLink {
     /// The components of the folder holding the page.
     private let folder: [[UInt8]]
+    /// What relative paths are relative to.
+    private let currentDirectory: [UInt8]
 
     init(htmlPath: [UInt8], currentDirectory: [UInt8] = PageLink.currentDirectory()) {
         folder = Array(Self.components(of: htmlPath, currentDirectory: currentDirectory).dropLast())
         self.currentDirectory = currentDirectory
     }
-
-    private let currentDirectory: [UInt8]
 
     /// The URL of `path` relative to the page's folder.
     func href(_ path: [UInt8]) -> String {
