@@ -16,9 +16,11 @@ private func withPage(_ body: (HeadlessChromium, PageFixture) throws -> Void) th
     try body(browser, fixture)
 }
 
-/// The text a page shows for a fixture name (bytes that are not UTF-8 escaped as in messages).
-private func shown(_ name: [UInt8]) -> String {
-    String(validating: name, as: UTF8.self) ?? String(decoding: name, as: UTF8.self).replacingOccurrences(of: "\u{FFFD}", with: "\\xe9")
+/// The text a page shows for a fixture path: valid UTF-8 as it is; the fixture's one byte that
+/// is not UTF-8 (0xE9) escaped as in messages.
+private func shown(_ path: [UInt8]) -> String {
+    String(validating: path, as: UTF8.self)
+        ?? String(decoding: path.flatMap { $0 == 0xE9 ? Array("\\xe9".utf8) : [$0] }, as: UTF8.self)
 }
 
 /// A short description of the focused element: `tile:<path>` for a tile, else tag and id or text.
