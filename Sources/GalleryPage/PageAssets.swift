@@ -3,6 +3,7 @@ enum PageAssets {
     static let sharedStyle = """
 
     :root{color-scheme:light;--focus:#ffbf00;--ink:#1b1b1b}
+    html{scroll-padding-top:9em}
     body{margin:0;font:15px/1.4 system-ui,sans-serif;color:var(--ink);background:#f4f4f4}
     header{position:sticky;top:0;z-index:10;background:#fff;border-bottom:1px solid #ccc;padding:8px 16px}
     h1{font-size:1.25em;margin:0 0 4px}

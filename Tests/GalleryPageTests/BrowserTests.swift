@@ -102,6 +102,24 @@ struct BrowserTests {
         }
     }
 
+    @Test("the page links scroll each page's heading into view below the sticky header")
+    func pageNavigation() throws {
+        try withPage { browser, fixture in
+            _ = try browser.send("Emulation.setDeviceMetricsOverride",
+                                 ["width": 800, "height": 260, "deviceScaleFactor": 1, "mobile": false])
+            try browser.navigate(to: URL(fileURLWithPath: fixture.galleryHTML))
+            for page in [2, 1] {
+                _ = try browser.evaluate("[...document.querySelectorAll('nav a')].find(a=>a.textContent==='\(page)').click()")
+                let place = try #require(try waitFor(browser, """
+                    (function(){var h=document.getElementById('page-\(page)-title').getBoundingClientRect();
+                    var top=document.querySelector('header').getBoundingClientRect().bottom;
+                    return h.top>=top-1&&h.bottom<=innerHeight?[h.top,top,scrollY]:null;})()
+                    """) as? [Double], "page \(page)'s heading is not in view below the header")
+                #expect(page == 1 || place[2] > 0, "the window scrolled to page \(page)")
+            }
+        }
+    }
+
     @Test("hovering a tile shows its full path as visible text, and it goes away after")
     func hoverShowsPath() throws {
         try withPage { browser, fixture in
