@@ -1,4 +1,5 @@
 import Foundation
+import GalleryPage
 import MasonryLayout
 import PNGCodec
 import Raster
@@ -42,8 +43,10 @@ public struct SheetRequest: Sendable {
     public var options: SheetOptions
     /// Paint only this page (1-based) of the plan: the same file, name and bytes as in a full run.
     public var page: Int?
-    /// Read headers and write the manifest only; decode no pixel and write no page.
+    /// Read headers and write the manifest (and HTML page) only; decode no pixel and write no page.
     public var planOnly = false
+    /// Also write an HTML gallery page over the pages (SPEC §11).
+    public var html: RawPath?
 
     public init(inputs: [RawPath], output: RawPath, manifest: RawPath? = nil, options: SheetOptions) {
         self.inputs = inputs
@@ -90,7 +93,7 @@ public enum SheetPipeline {
     /// atomically or left untouched.
     public static func run(_ request: SheetRequest, events: @escaping @Sendable (SheetEvent) -> Void = { _ in }) throws(SheetError) -> SheetReport {
         let options = request.options
-        let outputs = [request.output] + (request.manifest.map { [$0] } ?? [])
+        let outputs = [request.output] + [request.manifest, request.html].compactMap { $0 }
         // Earlier outputs are never read as inputs: the sheet, the manifest, and pages of an earlier run.
         let excluded = outputs + Planner.existingPageFiles(output: request.output)
         var scanner = InputScanner(recursive: options.recursive, excluding: excluded)
@@ -128,7 +131,7 @@ public enum SheetPipeline {
         var sections: [PlannedSection] = []
         if options.sections { (images, sections) = Self.grouped(images, candidates: candidates) }
         let plan = try Planner.plan(images: images, sections: sections, options: options, output: request.output)
-        try OutputSafety.check(outputs: plan.pages.map(\.file) + (request.manifest.map { [$0] } ?? []),
+        try OutputSafety.check(outputs: plan.pages.map(\.file) + [request.manifest, request.html].compactMap { $0 },
                                inputs: scanner.candidates)
         let pages: [PagePlan]
         if let number = request.page {
@@ -212,6 +215,10 @@ public enum SheetPipeline {
                 throw SheetError("no renderable PNG images (\(skipped.count) skipped)")
             }
 
+            if let html = request.html {
+                let page = HTMLPage.render(Gallery(plan, title: options.title), htmlPath: html.bytes)
+                try publisher.open(html).write(Array(page.utf8))
+            }
             if let manifest = request.manifest {
                 let version = request.planOnly || request.page != nil || plan.pages.count > 1
                     || options.paging.maxImagesPerPage > 0 || options.style.caption != nil || options.title != nil
