@@ -23,6 +23,7 @@ let package = Package(
         .library(name: "BitmapText", targets: ["BitmapText"]),
         .library(name: "ImageDiff", targets: ["ImageDiff"]),
         .library(name: "ThumbnailCache", targets: ["ThumbnailCache"]),
+        .library(name: "GalleryPage", targets: ["GalleryPage"]),
     ],
     targets: [
         // libpng and zlib from Debian (libpng-dev, zlib1g-dev).
@@ -54,15 +55,19 @@ let package = Package(
         // The built-in font and the text and box painters; FONT-LICENSE is the font's notice.
         .target(name: "BitmapText", dependencies: ["Raster"], exclude: ["FONT-LICENSE"]),
         .target(name: "ImageDiff"),
-        .target(name: "MasonrySheet", dependencies: ["PNGCodec", "MasonryLayout", "Raster", "BitmapText", "ThumbnailCache", "ImageDiff"]),
+        .target(name: "MasonrySheet", dependencies: ["PNGCodec", "MasonryLayout", "Raster", "BitmapText", "ThumbnailCache", "JPEGCodec", "GalleryPage", "ImageDiff"]),
         .target(name: "MasonryCommand", dependencies: ["MasonrySheet", "BitmapText"]),
         // Thumbnails kept between runs (issue #15); CRC-32 from zlib.
         .target(name: "ThumbnailCache", dependencies: ["CZlib"]),
         .executableTarget(name: "masonry", dependencies: ["MasonryCommand", "MasonrySheet"]),
         .executableTarget(name: "masonry-bench", dependencies: ["MasonrySheet", "PNGCodec", "JPEGCodec", "MasonryLayout", "Raster", "TestSupport"]),
+        .target(name: "GalleryPage", dependencies: ["BitmapText"]),
+        .executableTarget(name: "gallery-page-bench", dependencies: ["GalleryPage", "PNGCodec", "HeadlessChromium"]),
 
         // Tests. TestSupport holds what several test targets share.
         .target(name: "TestSupport", dependencies: ["PNGCodec"], path: "Tests/TestSupport"),
+        // Headless Chromium over the DevTools pipe, for the browser tests and gallery-page-bench.
+        .target(name: "HeadlessChromium", path: "Tests/HeadlessChromium"),
         .testTarget(name: "PNGCodecTests", dependencies: ["PNGCodec", "CZlib", "TestSupport"], resources: [.copy("Fixtures")]),
         .testTarget(name: "MasonryLayoutTests", dependencies: ["MasonryLayout", "TestSupport"]),
         .testTarget(name: "JPEGCodecTests", dependencies: ["JPEGCodec", "PNGCodec", "Raster", "TestSupport"], resources: [.copy("Fixtures")]),
@@ -74,6 +79,7 @@ let package = Package(
         // Child process for ThumbnailCacheTests: a cache user with a file size limit, another uid, or in parallel.
         .executableTarget(name: "ThumbnailCacheProbe", dependencies: ["ThumbnailCache"], path: "Tests/ThumbnailCacheProbe"),
         .testTarget(name: "HostileInputTests", dependencies: ["PNGCodec", "MasonryLayout", "Raster", "MasonrySheet", "MasonryCommand", "TestSupport"]),
+        .testTarget(name: "GalleryPageTests", dependencies: ["GalleryPage", "PNGCodec", "HeadlessChromium", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

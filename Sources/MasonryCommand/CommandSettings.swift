@@ -75,8 +75,9 @@ enum CommandSettings {
                                    manifest: parsed.paths[.manifest], options: options)
         request.page = try number(.page, in: 1...Int(Int32.max))
         request.planOnly = parsed.flags.contains(.planOnly)
-        if request.planOnly && request.manifest == nil {
-            throw UsageError("'--plan-only' needs '--manifest <path.json>' (it writes the manifest only)")
+        request.html = parsed.paths[.html]
+        if request.planOnly && request.manifest == nil && request.html == nil {
+            throw UsageError("'--plan-only' needs '--manifest <path.json>' or '--html <path.html>' (it writes only those)")
         }
         if request.planOnly && request.page != nil {
             throw UsageError("'--plan-only' and '--page' cannot be used together")

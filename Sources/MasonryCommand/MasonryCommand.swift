@@ -53,8 +53,10 @@ public enum MasonryCommand {
             }
             if !settings.quiet {
                 let seconds = Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e9
+                let others = report.otherFilesIgnored == 0 ? ""
+                    : report.otherFilesIgnored == 1 ? "1 other file ignored, " : "\(report.otherFilesIgnored) other files ignored, "
                 output.standardError("masonry: \(summary(of: report, request: request)), "
-                    + "\(report.skipped.count) skipped, \(String(format: "%.2f", seconds)) s\n")
+                    + "\(report.skipped.count) skipped, \(others)\(String(format: "%.2f", seconds)) s\n")
             }
             return settings.strict && !report.skipped.isEmpty ? 2 : 0
         } catch {

@@ -3,7 +3,7 @@
 struct OptionSpec: Sendable {
     enum Key: Sendable, Hashable {
         case output, columns, width, columnWidth, gap, columnGap, rowGap, margin, background, order, tolerance
-        case maxTileAspect, sort, reverse, recursive, manifest, pageHeight, perPage, page, planOnly
+        case maxTileAspect, sort, reverse, recursive, manifest, html, pageHeight, perPage, page, planOnly
         case caption, fontSize, captionColor, title, sections, tileBackground, frame, enlarge
         case jobs, maxPixels, maxMemory, compression, cache, cacheMaxBytes, verbose
         case quiet, progress, noProgress, strict, help, version
@@ -64,6 +64,9 @@ let optionTable: [OptionSpec] = [
     .init(key: .recursive, short: "r", long: "recursive", value: nil, help: "Descend into sub-folders.", defaultText: nil),
     .init(key: .manifest, short: nil, long: "manifest", value: "path.json",
           help: "Also write a JSON manifest of where every image went.", defaultText: nil),
+    .init(key: .html, short: nil, long: "html", value: "path.html",
+          help: "Also write an HTML page over the sheet: every tile links to its file, a filter by name.",
+          defaultText: nil),
     .init(key: .pageHeight, short: nil, long: "page-height", value: "px",
           help: "No page taller than this; several pages are written as <output stem>-001.png, ... 0 for one page.",
           defaultText: "16384"),
@@ -71,7 +74,7 @@ let optionTable: [OptionSpec] = [
     .init(key: .page, short: nil, long: "page", value: "k",
           help: "Render only page k of the plan (the same file and bytes as in a full run).", defaultText: nil),
     .init(key: .planOnly, short: nil, long: "plan-only", value: nil,
-          help: "Read headers and write the manifest only; decode no pixel.", defaultText: nil),
+          help: "Read headers and write the manifest (and --html page) only; decode no pixel.", defaultText: nil),
     .init(key: .jobs, short: "j", long: "jobs", value: "n", help: "Decoding threads (never changes the output).",
           defaultText: "all cores"),
     .init(key: .maxPixels, short: nil, long: "max-pixels", value: "n",

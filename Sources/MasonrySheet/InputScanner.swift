@@ -51,8 +51,8 @@ struct FileIdentity: Hashable, Sendable {
 
 /// Turns the command's input arguments into candidate files (SPEC §3, §5).
 ///
-/// Folders contribute their entries whose names end in `.png` (any letter
-/// case); with `recursive` they also contribute their sub-folders' entries,
+/// Folders contribute their entries whose names end in `.png`, `.jpg` or
+/// `.jpeg` (any letter case; other files are counted in `otherFiles`); with `recursive` they also contribute their sub-folders' entries,
 /// never entering a folder twice (so link loops end). Files named directly are
 /// read whatever their name. Only regular files (or links to them) are kept;
 /// everything else named like a PNG is reported with the reason.
@@ -71,6 +71,8 @@ struct InputScanner {
     private(set) var candidates: [InputCandidate] = []
     private(set) var skipped: [SkippedInput] = []
     private(set) var missingArguments: [SkippedInput] = []
+    /// Entries of scanned folders that are neither images (by name) nor folders: ignored, and counted.
+    private(set) var otherFiles = 0
     private var visitedFolders: Set<FileIdentity> = []
 
     init(recursive: Bool, excluding outputs: [RawPath]) {
@@ -153,9 +155,13 @@ struct InputScanner {
             }
             let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in Array(raw.prefix(while: { $0 != 0 })) }
             if name == [0x2E] || name == [0x2E, 0x2E] { continue }
-            let looksLikePNG = Self.hasPNGExtension(name)
-            // Without `recursive`, only PNG names matter: other entries are not even examined.
-            guard looksLikePNG || recursive else { continue }
+            let looksLikePNG = Self.hasImageExtension(name)
+            // Without `recursive`, only image names matter: other entries are not even examined,
+            // only counted when the listing says they are not folders.
+            if !looksLikePNG && !recursive {
+                if entry.pointee.d_type != UInt8(DT_DIR) { otherFiles += 1 }
+                continue
+            }
             var entryStatus = stat()
             let examined = (name + [0]).withUnsafeBufferPointer { buffer in
                 buffer.withMemoryRebound(to: CChar.self) { fstatat(descriptor, $0.baseAddress!, &entryStatus, 0) }
@@ -173,6 +179,8 @@ struct InputScanner {
             }
             if looksLikePNG || entryStatus.st_mode & S_IFMT == S_IFDIR {
                 entries.append(Entry(path: path, status: entryStatus))
+            } else {
+                otherFiles += 1
             }
         }
     }
@@ -196,10 +204,14 @@ struct InputScanner {
                                          byteSize: Int64(status.st_size), identity: identity, namedDirectly: !foundInFolder))
     }
 
-    static func hasPNGExtension(_ name: [UInt8]) -> Bool {
-        guard name.count > 4 else { return false }
-        let suffix = name.suffix(4).map { $0 | 0x20 }   // ASCII lower-case; '.' (0x2E) is unchanged
-        return suffix == Array(".png".utf8)
+    /// Whether `name` ends in `.png`, `.jpg` or `.jpeg` in any letter case, after at least one
+    /// other byte. (Only ASCII letters are folded: byte 0x0E before `png` is not a dot.)
+    static func hasImageExtension(_ name: [UInt8]) -> Bool {
+        func folded(_ byte: UInt8) -> UInt8 { byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte }
+        let lower = name.map(folded)
+        return [".png", ".jpg", ".jpeg"].contains { suffix in
+            lower.count > suffix.utf8.count && lower.suffix(suffix.utf8.count).elementsEqual(suffix.utf8)
+        }
     }
 
     /// Running out of descriptors or memory says nothing about the file: the run stops.

@@ -1,4 +1,5 @@
 import Foundation
+import GalleryPage
 import MasonryLayout
 import PNGCodec
 import Raster
@@ -42,8 +43,10 @@ public struct SheetRequest: Sendable {
     public var options: SheetOptions
     /// Paint only this page (1-based) of the plan: the same file, name and bytes as in a full run.
     public var page: Int?
-    /// Read headers and write the manifest only; decode no pixel and write no page.
+    /// Read headers and write the manifest (and HTML page) only; decode no pixel and write no page.
     public var planOnly = false
+    /// Also write an HTML gallery page over the pages (SPEC §11).
+    public var html: RawPath?
 
     public init(inputs: [RawPath], output: RawPath, manifest: RawPath? = nil, options: SheetOptions) {
         self.inputs = inputs
@@ -75,6 +78,8 @@ public struct SheetReport: Sendable {
     public let rendered: Int
     /// Pictures drawn from the thumbnail cache.
     public let fromCache: Int
+    /// Files in scanned folders that were not images by name, so not read.
+    public let otherFilesIgnored: Int
     /// What the cache could not do (damaged entries replaced, stores that failed), for `--verbose`.
     public let cacheWarnings: [String]
     public let skipped: [SkippedInput]
@@ -88,7 +93,7 @@ public enum SheetPipeline {
     /// atomically or left untouched.
     public static func run(_ request: SheetRequest, events: @escaping @Sendable (SheetEvent) -> Void = { _ in }) throws(SheetError) -> SheetReport {
         let options = request.options
-        let outputs = [request.output] + (request.manifest.map { [$0] } ?? [])
+        let outputs = [request.output] + [request.manifest, request.html].compactMap { $0 }
         // Earlier outputs are never read as inputs: the sheet, the manifest, and pages of an earlier run.
         let excluded = outputs + Planner.existingPageFiles(output: request.output)
         var scanner = InputScanner(recursive: options.recursive, excluding: excluded)
@@ -104,14 +109,14 @@ public enum SheetPipeline {
         // Opens inputs of any path length; running out of descriptors fails the run, never a file.
         let opener = InputOpener()
         let headers = parallelMap(count: candidates.count, jobs: options.jobs) { index in
-            readHeader(candidates[index].path, limits: limits, opener: opener)
+            ImageHeader.read(candidates[index].path, limits: limits, opener: opener)
         }
         try opener.checkRun()
         var images: [PlannedImage] = []
         for (candidate, result) in zip(candidates, headers) {
             switch result {
             case .success(let header):
-                images.append(PlannedImage(path: candidate.path, width: header.width, height: header.height,
+                images.append(PlannedImage(path: candidate.path, width: header.width, height: header.height, kind: header.kind,
                                            byteSize: candidate.byteSize))
             case .failure(let error): skipped.append(SkippedInput(path: candidate.path, reason: error.reason))
             }
@@ -126,7 +131,7 @@ public enum SheetPipeline {
         var sections: [PlannedSection] = []
         if options.sections { (images, sections) = Self.grouped(images, candidates: candidates) }
         let plan = try Planner.plan(images: images, sections: sections, options: options, output: request.output)
-        try OutputSafety.check(outputs: plan.pages.map(\.file) + (request.manifest.map { [$0] } ?? []),
+        try OutputSafety.check(outputs: plan.pages.map(\.file) + [request.manifest, request.html].compactMap { $0 },
                                inputs: scanner.candidates)
         let pages: [PagePlan]
         if let number = request.page {
@@ -183,6 +188,10 @@ public enum SheetPipeline {
                 throw SheetError("no renderable PNG images (\(skipped.count) skipped)")
             }
 
+            if let html = request.html {
+                let page = HTMLPage.render(Gallery(plan, title: options.title), htmlPath: html.bytes)
+                try publisher.open(html).write(Array(page.utf8))
+            }
             if let manifest = request.manifest {
                 let version = request.planOnly || request.page != nil || plan.pages.count > 1
                     || options.paging.maxImagesPerPage > 0 || options.style.caption != nil || options.title != nil
@@ -199,7 +208,7 @@ public enum SheetPipeline {
             try publisher.commitAll()
             return SheetReport(written: written, pageCount: plan.pages.count,
                                rendered: pages.isEmpty ? plan.images.count : drawn.count,
-                               fromCache: cache?.hits ?? 0, cacheWarnings: cache?.warnings ?? [], skipped: skipped)
+                               fromCache: cache?.hits ?? 0, otherFilesIgnored: scanner.otherFiles, cacheWarnings: cache?.warnings ?? [], skipped: skipped)
         } catch {
             publisher.discardAll()
             throw error
@@ -233,19 +242,6 @@ public enum SheetPipeline {
         return (ordered, sections)
     }
 
-    private static func readHeader(_ path: RawPath, limits: PNGLimits, opener: InputOpener) -> Result<PNGHeader, PNGError> {
-        do {
-            let header = try opener.withFile(path) { file in
-                var prefix = [UInt8](repeating: 0, count: PNGHeader.byteCount)
-                let count = try file.readPrefix(into: &prefix)
-                return try PNGHeader(parsing: Array(prefix[..<count]))
-            }
-            if let refusal = limits.refusal(width: header.width, height: header.height) { return .failure(refusal) }
-            return .success(header)
-        } catch {
-            return .failure(error as? PNGError ?? PNGError(.io, "\(error)"))
-        }
-    }
 }
 
 /// Counts finished tiles across worker threads and reports progress.

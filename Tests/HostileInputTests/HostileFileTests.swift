@@ -215,7 +215,8 @@ extension HostileCase {
         .init(name: "text-mode-signature.png", outcome: .skipped("not a PNG file")) {
             [0x89, 0x50, 0x4E, 0x47, 0x0A, 0x1A, 0x0A] + Array(Sample.valid.dropFirst(8))
         },
-        .init(name: "jpeg.png", outcome: .skipped("not a PNG file")) { Sample.jpegStart },
+        // Read by its signature, not its name: a JPEG called .png is a JPEG (this one has no image data).
+        .init(name: "jpeg.png", outcome: .skipped("no image in the JPEG file")) { Sample.jpegStart },
         .init(name: "apng.png", outcome: .drawn) { Sample.apng() },
         .init(name: "interlaced-16bit-trns.png", outcome: .drawn) { Sample.interlaced16WithTRNS() },
     ]

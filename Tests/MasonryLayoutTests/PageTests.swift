@@ -117,3 +117,48 @@ import Testing
         #expect(error?.description.contains("the smallest page height that works is 216") == true)
     }
 }
+
+/// Sections on pages (SPEC §6): headers placed with their first tile, repeated when continued.
+@Suite struct SectionPageTests {
+    @Test func headersAreNeverAloneAndContinueOnNewPages() throws {
+        for seed in PageTests.seeds {
+            var random = SplitMix64(seed: seed)
+            let (configuration, images) = try randomLayoutInput(&random)
+            guard !images.isEmpty else { continue }
+            var starts = [0]
+            for index in 1..<images.count where random.chance(15) { starts.append(index) }
+            let headerHeight = random.int(1 ... 30)
+            let band = random.chance(30) ? random.int(1 ... 20) : 0
+            let base = PageTests.randomLimits(&random, configuration, images, band: band)
+            let smallest = PagedLayout.smallestMaxHeight(configuration: configuration, sizes: images, bandHeight: band,
+                                                         headerHeight: base.headerHeight + headerHeight + configuration.rowGap)
+            let limits = PageLimits(maxHeight: base.maxHeight == 0 ? 0 : max(base.maxHeight, smallest),
+                                    maxTiles: base.maxTiles, headerHeight: base.headerHeight)
+            let paged = try PagedLayout(configuration: configuration, sizes: images, bandHeight: band, sectionStarts: starts,
+                                        sectionHeaderHeight: headerHeight, limits: limits)
+            func section(of index: Int) -> Int { starts.lastIndex { $0 <= index }! }
+
+            for (number, page) in paged.pages.enumerated() {
+                if limits.maxHeight > 0 { #expect(page.height <= limits.maxHeight, "seed \(seed) page \(number)") }
+                let headers = paged.headers.filter { $0.page == number }
+                let sectionsHere = Set(page.tiles.map(section(of:)))
+                // Exactly one header per section with tiles on this page, and no other.
+                #expect(Set(headers.map(\.section)) == sectionsHere && headers.count == sectionsHere.count, "seed \(seed) page \(number)")
+                for header in headers {
+                    let own = page.tiles.filter { section(of: $0) == header.section }
+                    // Continued exactly when the section's first image is on an earlier page.
+                    #expect(header.continued == (starts[header.section] < page.tiles.lowerBound), "seed \(seed) page \(number)")
+                    // The section's tiles lie below its header, a row gap apart at least; nothing overlaps it.
+                    for index in own {
+                        #expect(paged.tiles[index].frame.y >= header.frame.maxY + configuration.rowGap, "seed \(seed) tile \(index)")
+                    }
+                    for index in page.tiles where section(of: index) != header.section {
+                        #expect(!paged.tiles[index].frame.intersects(header.frame), "seed \(seed) tile \(index)")
+                    }
+                    #expect(header.frame.x == configuration.insets.left && header.frame.width == configuration.innerWidth)
+                    #expect(header.frame.y >= configuration.insets.top + limits.headerHeight, "seed \(seed)")
+                }
+            }
+        }
+    }
+}

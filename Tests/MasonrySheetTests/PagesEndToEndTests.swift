@@ -185,3 +185,27 @@ import TestSupport
         #expect((rendered["items"] as? [Any])?.count == 5, "version 2 lists every planned tile")
     }
 }
+
+/// `--html` through the built command: one page over the plan, written with the other outputs.
+@Suite struct HTMLEndToEndTests {
+    @Test func theGalleryPageLinksEveryPageAndEveryInputRelativeToItself() throws {
+        let folder = TemporaryFolder()
+        let names = try PagesEndToEndTests.makeInputs(folder, count: 12)
+        try FileManager.default.createDirectory(atPath: folder.file("site"), withIntermediateDirectories: true)
+        let result = try MasonryExecutable.run(["in", "-o", "site/s.png", "--html", "site/index.html", "--page-height", "420"]
+                                               + PagesEndToEndTests.layout, in: folder.path)
+        #expect(result.status == 0, "\(result.standardError)")
+        let page = try String(contentsOfFile: folder.file("site/index.html"), encoding: .utf8)
+        let pageFiles = try FileManager.default.contentsOfDirectory(atPath: folder.file("site")).filter { $0.hasSuffix(".png") }
+        #expect(pageFiles.count > 1)
+        for file in pageFiles { #expect(page.contains("\"\(file)\""), "the page does not show \(file)") }
+        for name in names { #expect(page.contains("\"../\(name)\""), "no link to \(name)") }
+        #expect(!page.contains("http://") && !page.contains("https://"), "the page must fetch nothing")
+
+        // --plan-only writes the same page without decoding a pixel.
+        let plan = try MasonryExecutable.run(["in", "-o", "site/s.png", "--html", "site/plan.html", "--page-height", "420",
+                                              "--plan-only"] + PagesEndToEndTests.layout, in: folder.path)
+        #expect(plan.status == 0, "\(plan.standardError)")
+        #expect(try String(contentsOfFile: folder.file("site/plan.html"), encoding: .utf8) == page)
+    }
+}

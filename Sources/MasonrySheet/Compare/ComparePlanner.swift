@@ -90,7 +90,7 @@ enum ComparePlanner {
         // a drawn pair runs two decoders at once, so it is both sides' widths together.
         let images = shown.map { result in
             PlannedImage(path: result.relativePath, width: max(1, (result.baseline?.width ?? 0) + (result.current?.width ?? 0)),
-                         height: max(1, result.baseline?.height ?? 0, result.current?.height ?? 0), byteSize: 0)
+                         height: max(1, result.baseline?.height ?? 0, result.current?.height ?? 0), kind: .png, byteSize: 0)
         }
         return SheetPlan(width: configuration.width, background: .white, layout: layout, images: images, pages: pages,
                          underlay: .white, enlarge: .smooth, captions: [], sections: [], headerTexts: [])
@@ -147,7 +147,7 @@ enum ComparePlanner {
         }
         func side(_ info: PairSideInfo?, _ path: RawPath?, _ box: LayoutRect) -> (image: PlannedImage, rect: LayoutRect)? {
             guard let info, let path, result.verdict.status != .error else { return nil }
-            return (PlannedImage(path: path, width: info.width, height: info.height, byteSize: 0),
+            return (PlannedImage(path: path, width: info.width, height: info.height, kind: .png, byteSize: 0),
                     place(info.width, info.height, box))
         }
         let baseline = side(result.baseline, result.pair.baseline, boxes[0])

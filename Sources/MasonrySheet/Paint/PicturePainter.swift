@@ -1,3 +1,4 @@
+import JPEGCodec
 import MasonryLayout
 import PNGCodec
 import Raster
@@ -52,31 +53,81 @@ struct PicturePainter {
         }
 
         var kept = key == nil ? [] : [UInt8](repeating: 0, count: rowBytes * rect.height)
-        let decoder = try PNGDecoder(file: file, limits: limits, compactOpaqueRows: true)
-        guard decoder.header.width == image.width, decoder.header.height == image.height else {
-            throw PNGError(.io, "file changed while it was being read")
+        let source: any RowSource
+        var orientation = ExifOrientation.up
+        // The size the rows are resampled to: the rectangle's, turned back for a JPEG shown turned.
+        var target = (width: rect.width, height: rect.height)
+        switch image.kind {
+        case .png:
+            let decoder = try PNGDecoder(file: file, limits: limits, compactOpaqueRows: true)
+            guard decoder.header.width == image.width, decoder.header.height == image.height else {
+                throw PNGError(.io, "file changed while it was being read")
+            }
+            source = decoder
+        case .jpeg(let turn):
+            orientation = turn
+            target = turn.displaySize(width: rect.width, height: rect.height)
+            let decoder = try JPEGDecoder(file: file, limits: limits, minimumWidth: target.width, minimumHeight: target.height)
+            guard decoder.header.displayWidth == image.width, decoder.header.displayHeight == image.height,
+                  decoder.header.orientation == turn else {
+                throw PNGError(.io, "file changed while it was being read")
+            }
+            source = decoder
         }
-        let format = StreamingResampler.SourceFormat(decoder)
-        let scaler: any RowScaler = enlarge == .pixelated && rect.width >= image.width && rect.height >= image.height
-            ? NearestNeighbourScaler(sourceWidth: image.width, sourceHeight: image.height, targetWidth: rect.width,
-                                     targetHeight: rect.height, sourceFormat: format)
-            : StreamingResampler(sourceWidth: image.width, sourceHeight: image.height, targetWidth: rect.width,
-                                 targetHeight: rect.height, sourceFormat: format)
-        try decoder.readRows { _, row in
-            scaler.push(row: row) { targetRow, pixels in
-                composite(targetRow, pixels)
-                if !kept.isEmpty {
-                    kept.withUnsafeMutableBufferPointer { all in
-                        _ = UnsafeMutableBufferPointer(rebasing: all[(targetRow * rowBytes)...]).update(fromContentsOf: pixels)
+        let scaler: any RowScaler = enlarge == .pixelated && target.width >= source.width && target.height >= source.height
+            ? NearestNeighbourScaler(sourceWidth: source.width, sourceHeight: source.height, targetWidth: target.width,
+                                     targetHeight: target.height, sourceFormat: source.format)
+            : StreamingResampler(sourceWidth: source.width, sourceHeight: source.height, targetWidth: target.width,
+                                 targetHeight: target.height, sourceFormat: source.format)
+        if orientation == .up {
+            // Streamed: each resampled row goes straight into the sheet.
+            try source.readRows { _, row in
+                scaler.push(row: row) { targetRow, pixels in
+                    composite(targetRow, pixels)
+                    if !kept.isEmpty {
+                        kept.withUnsafeMutableBufferPointer { all in
+                            _ = UnsafeMutableBufferPointer(rebasing: all[(targetRow * rowBytes)...]).update(fromContentsOf: pixels)
+                        }
                     }
                 }
             }
+        } else {
+            // Turned: the tile is assembled in its stored orientation (memory bounded by the tile), then turned.
+            var stored: [UInt8] = []
+            stored.reserveCapacity(rowBytes * rect.height)
+            try source.readRows { _, row in scaler.push(row: row) { _, pixels in stored.append(contentsOf: pixels) } }
+            let shown = orientation.apply(to: stored, width: target.width, height: target.height)
+            shown.withUnsafeBufferPointer { all in
+                for row in 0..<rect.height { composite(row, UnsafeBufferPointer(rebasing: all[(row * rowBytes)..<((row + 1) * rowBytes)])) }
+            }
+            if !kept.isEmpty { kept = shown }
         }
-        if let problem = decoder.trailingProblem { return .drawnWithWarning(problem.reason) }
+        if let problem = source.trailingProblem { return .drawnWithWarning(problem.reason) }
         // Only clean decodes are kept: a warm run must warn exactly where a cold one does.
         if let cache, let key { kept.withUnsafeBufferPointer { cache.store(key, pixels: $0) } }
         return .drawn
     }
+}
+
+/// A decoder as the picture painter uses it: rows of one of the resampler's formats, top to bottom.
+protocol RowSource: AnyObject {
+    var width: Int { get }
+    var height: Int { get }
+    var format: StreamingResampler.SourceFormat { get }
+    var trailingProblem: PNGError? { get }
+    func readRows(_ body: (_ y: Int, _ row: UnsafeBufferPointer<UInt8>) throws -> Void) throws
+}
+
+extension PNGDecoder: RowSource {
+    var width: Int { header.width }
+    var height: Int { header.height }
+    var format: StreamingResampler.SourceFormat { StreamingResampler.SourceFormat(self) }
+}
+
+extension JPEGDecoder: RowSource {
+    var width: Int { outputWidth }
+    var height: Int { outputHeight }
+    var format: StreamingResampler.SourceFormat { rowFormat == .grey8 ? .grey8 : .rgb8 }
 }
 
 extension StreamingResampler.SourceFormat {

@@ -31,9 +31,18 @@ public struct SheetPlan: Sendable {
 
 /// One input image the plan draws.
 public struct PlannedImage: Sendable, Hashable {
+    /// How the file is decoded, known from its first bytes (never from its name).
+    public enum Kind: Sendable, Hashable {
+        case png
+        /// A JPEG stored `storedWidth` × `storedHeight`, shown turned by its EXIF orientation.
+        case jpeg(orientation: ExifOrientation)
+    }
+
     public let path: RawPath
+    /// The size as shown (a JPEG's EXIF orientation applied), which the layout uses.
     public let width: Int
     public let height: Int
+    public let kind: Kind
     /// The file's size in bytes (`{bytes}` in captions).
     public let byteSize: Int64
 }
