@@ -265,6 +265,9 @@ import Glibc
             let result = try MasonryExecutable.run(arguments, in: folder.path)
             #expect(result.status == 64 && result.errorLines.first == message, "\(arguments): \(result.standardError)")
         }
+        let same = try MasonryExecutable.run(["compare", "base", "base", "-o", "x.png", "--report", "x.png"], in: folder.path)
+        #expect(same.status == 64 && same.errorLines == ["masonry: error: the outputs x.png and x.png are the same file; give each output its own path"])
+        #expect(!FileManager.default.fileExists(atPath: folder.file("x.png")))
         let help = try MasonryExecutable.run(["compare", "--help"], in: folder.path)
         #expect(help.status == 0 && help.standardOutput.hasPrefix("OVERVIEW: Compare two folders"))
     }

@@ -87,7 +87,10 @@ public enum ComparePipeline {
     public static func run(_ request: CompareRequest, events: @escaping @Sendable (SheetEvent) -> Void = { _ in })
         throws(SheetError) -> CompareOutcome {
         let options = request.options
-        let excluded = [request.output] + (request.report.map { [$0] } ?? [])
+        let outputs = [request.output] + (request.report.map { [$0] } ?? [])
+        try OutputSafety.check(outputs: outputs, inputs: [])
+        // Earlier outputs are never compared: the review sheet, the report, and pages of an earlier run.
+        let excluded = outputs + Planner.existingPageFiles(output: request.output)
         let pairs = try ComparePairing.pairs(baseline: request.baseline, current: request.current, excluding: excluded)
         let pixelLimits = PNGLimits(maxPixels: options.maxPixels)
         // Opens inputs of any path length; running out of descriptors fails the run, never a pair.
