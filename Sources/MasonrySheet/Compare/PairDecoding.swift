@@ -114,7 +114,9 @@ enum PairDecoding {
         observer?.start(baseline: StreamingResampler.SourceFormat(baselineDecoder),
                         current: StreamingResampler.SourceFormat(currentDecoder))
         let producer = UncheckedSendable(currentDecoder)
-        let puller = RowPuller(rowBytes: c.width * currentDecoder.rowFormat.channels) { deliver in
+        // At most 32 rows and 1 MiB in the ring (2 rows of the widest images).
+        let rowBytes = c.width * currentDecoder.rowFormat.channels
+        let puller = RowPuller(rowBytes: rowBytes, capacity: min(32, (1 << 20) / max(1, rowBytes))) { deliver in
             do {
                 try producer.value.readRows { _, row in try deliver(row) }
             } catch let error as RowPuller.Closed {
