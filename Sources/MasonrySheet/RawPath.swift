@@ -1,3 +1,4 @@
+import BitmapText
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -32,27 +33,8 @@ public struct RawPath: Sendable, Hashable, Comparable, CustomStringConvertible {
     /// The path as printable text: valid UTF-8 is kept (including non-Latin
     /// scripts); control characters, backslashes, quotes and bytes that are
     /// not UTF-8 are escaped (`\n`, `\x1b`, `\xff`), so one name is one line.
-    public var displayName: String {
-        var result = ""
-        var index = 0
-        while index < bytes.count {
-            if let (scalar, length) = Self.decodeScalar(bytes, at: index) {
-                switch scalar.value {
-                case 0x0A: result += "\\n"
-                case 0x09: result += "\\t"
-                case 0x0D: result += "\\r"
-                case 0x5C: result += "\\\\"
-                case 0..<0x20, 0x7F, 0x80..<0xA0, 0x2028, 0x2029: result += Self.hexEscape(scalar.value)
-                default: result.unicodeScalars.append(scalar)
-                }
-                index += length
-            } else {
-                result += Self.hexEscape(UInt32(bytes[index]))
-                index += 1
-            }
-        }
-        return result
-    }
+    /// (The escaping is `BitmapText.TextLine`'s, so captions draw exactly what messages print.)
+    public var displayName: String { TextLine(bytes: bytes).string }
 
     public var description: String { displayName }
 
@@ -63,33 +45,6 @@ public struct RawPath: Sendable, Hashable, Comparable, CustomStringConvertible {
         try (bytes + [0]).withUnsafeBufferPointer { buffer in
             try buffer.withMemoryRebound(to: CChar.self) { try body($0.baseAddress!) }
         }
-    }
-
-    private static func hexEscape(_ value: UInt32) -> String {
-        let hex = String(value, radix: 16)
-        return value <= 0xFF ? "\\x" + (hex.count == 1 ? "0" + hex : hex) : "\\u{" + hex + "}"
-    }
-
-    /// Decodes one well-formed UTF-8 scalar (shortest form, no surrogates).
-    private static func decodeScalar(_ bytes: [UInt8], at start: Int) -> (Unicode.Scalar, Int)? {
-        let lead = bytes[start]
-        let (length, initial): (Int, UInt32) = switch lead {
-        case 0..<0x80: (1, UInt32(lead))
-        case 0xC2..<0xE0: (2, UInt32(lead & 0x1F))
-        case 0xE0..<0xF0: (3, UInt32(lead & 0x0F))
-        case 0xF0..<0xF5: (4, UInt32(lead & 0x07))
-        default: (0, 0)
-        }
-        guard length > 0, start + length <= bytes.count else { return nil }
-        var value = initial
-        for offset in 1..<length {
-            let byte = bytes[start + offset]
-            guard byte & 0xC0 == 0x80 else { return nil }
-            value = value << 6 | UInt32(byte & 0x3F)
-        }
-        let minimum: UInt32 = [0, 0, 0x80, 0x800, 0x10000][length]
-        guard value >= minimum, let scalar = Unicode.Scalar(value) else { return nil }
-        return (scalar, length)
     }
 }
 

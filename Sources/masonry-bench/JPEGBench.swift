@@ -8,8 +8,8 @@ import Raster
 //   - the JPEG floor: a full-size libjpeg-turbo decode of every file on all cores, and
 //   - the tile path: decode at the DCT scale chosen for a `columnWidth`-wide tile, resample to
 //     the tile, orient, composite over white, on all cores,
-// interleaved round by round so both see the same machine load. Not wired into main.swift
-// yet; call `benchJPEG(photos:corpusRoot:cores:runs:)` after the photo corpus exists.
+//   - masonry itself on the JPEG folder (one page),
+// interleaved round by round so all see the same machine load.
 
 /// Re-encodes `photos` (PNG) as JPEG under `corpusRoot/jpeg` once (reused while a marker
 /// file matches) and returns the JPEG paths, largest first.
@@ -103,7 +103,8 @@ func renderJPEGTile(_ path: String, columnWidth: Int) throws -> Int {
 
 /// Records the JPEG floor (full-size decode, all cores), the tile path (scaled decode +
 /// resample + orient + composite, all cores) and their ratio; the goal is ≤ 0.8× (stretch 0.6×).
-func benchJPEG(photos: [String], corpusRoot: String, cores: Int, runs: Int, columnWidth: Int = 290) throws {
+func benchJPEG(photos: [String], corpusRoot: String, masonry: String, outDir: String, cores: Int, runs: Int,
+               columnWidth: Int = 290) throws {
     let jpegs = try prepareJPEGCorpus(photos: photos, corpusRoot: corpusRoot, cores: cores)
     let pixels = try jpegs.reduce(0) { total, path in
         let header = try JPEGHeader(file: InputFile(path: path))
@@ -126,8 +127,12 @@ func benchJPEG(photos: [String], corpusRoot: String, cores: Int, runs: Int, colu
         return (now() - start, processCPUSeconds() - startCPU)
     }
     var floor: [Double] = [], tiles: [Double] = [], ratios: [Double] = [], cpuRatios: [Double] = [], decodes: [Double] = []
+    var sheets: [Double] = [], sheetRatios: [Double] = []
     for _ in 0..<runs {
         let full = pass { _ = try? decodeJPEGFullSize($0) }
+        let sheet = try runChild(masonry, [corpusRoot + "/jpeg", "-o", outDir + "/jpeg-sheet.png", "--page-height", "0", "-q"])
+        guard sheet.exitStatus == 0 else { throw BenchError("masonry (jpeg) exited with \(sheet.exitStatus)") }
+        sheets.append(sheet.wallSeconds); sheetRatios.append(sheet.wallSeconds / full.wall)
         let tile = pass { _ = try? renderJPEGTile($0, columnWidth: columnWidth) }
         let decode = pass { try? decodeJPEGScaled($0, columnWidth: columnWidth) }
         floor.append(full.wall); tiles.append(tile.wall)
@@ -135,6 +140,12 @@ func benchJPEG(photos: [String], corpusRoot: String, cores: Int, runs: Int, colu
     }
     let floorStats = Stats(samples: floor), tileStats = Stats(samples: tiles), ratio = Stats(samples: ratios)
     let cpuRatio = Stats(samples: cpuRatios), decodeShare = Stats(samples: decodes)
+    let sheetRatio = Stats(samples: sheetRatios)
+    record(ResultRow(stage: "jpeg masonry", metric: "masonry on the JPEG corpus ÷ JPEG floor, wall (same round)",
+                     value: sheetRatio.median, unit: "×", spread: sheetRatio.spreadPercent, goal: "≤ 0.8 (stretch 0.6)",
+                     pass: sheetRatio.median <= 0.8,
+                     note: String(format: "masonry %.2f s wall (median); per round: %@", Stats(samples: sheets).median,
+                                  sheetRatios.map { String(format: "%.3f", $0) }.joined(separator: " "))))
     record(ResultRow(stage: "jpeg floor", metric: "full-size decode, \(cores) threads", value: floorStats.median, unit: "s",
                      spread: floorStats.spreadPercent,
                      note: String(format: "%.1f MP/s", Double(pixels) / 1e6 / floorStats.median)))

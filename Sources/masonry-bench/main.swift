@@ -423,6 +423,8 @@ do {
 
     try resampleStage(paths: bySize, runs: runs, columnWidth: 290)
     try encodeStage(sheetPath: sheet, runs: runs, sweep: options.sweep)
+    try featureStages(masonry: masonry, corpusRoot: corpusRoot, outDir: outDir, photoCount: photos.count, runs: runs)
+    try benchJPEG(photos: photos, corpusRoot: corpusRoot, masonry: masonry, outDir: outDir, cores: cores, runs: runs)
 
     let wallRun = try runChild(masonry, [corpusRoot + "/wall", "-c", "4", "-j", "\(cores)", "-o", outDir + "/wall.png", "-q"])
     guard wallRun.exitStatus == 0 else { throw BenchError("masonry (wall) exited with \(wallRun.exitStatus)") }

@@ -31,13 +31,20 @@ struct RandomLine {
         #expect(TextLine("tab\there").string == #"tab\there"#)
     }
 
-    /// Whatever the bytes, a line says exactly what messages say of the same name.
-    @Test func matchesRawPathDisplayName() {
+    /// Whatever the bytes, a line is one printable line (no control or separator character
+    /// left), and escaping is piecewise: a line of known pieces reads as its pieces' forms joined.
+    /// (`RawPath.displayName` is this escaping, so messages and captions agree by construction.)
+    @Test func escapingIsPrintableAndPiecewise() {
         var random = SplitMix64(seed: SplitMix64.suiteSeed ^ 0x7E47)
-        print("TextLineTests.matchesRawPathDisplayName seed \(random.state)")
+        print("TextLineTests.escapingIsPrintableAndPiecewise seed \(random.state)")
         for _ in 0..<2000 {
-            let bytes = random.int(0...1) == 0 ? random.bytes(random.int(0...24)) : RandomLine(using: &random).bytes
-            #expect(TextLine(bytes: bytes).string == RawPath(bytes: bytes).displayName, "bytes \(bytes)")
+            let bytes = random.bytes(random.int(0...24))
+            let drawn = TextLine(bytes: bytes).string
+            #expect(!drawn.unicodeScalars.contains { $0.value < 0x20 || (0x7F..<0xA0).contains($0.value) || $0 == "\u{2028}" || $0 == "\u{2029}" },
+                    "bytes \(bytes)")
+            #expect(RawPath(bytes: bytes).displayName == drawn)
+            let line = RandomLine(using: &random)
+            #expect(TextLine(bytes: line.bytes).string == line.pieces.map { TextLine(bytes: $0).string }.joined(), "bytes \(line.bytes)")
         }
     }
 
