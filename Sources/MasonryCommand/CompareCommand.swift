@@ -8,6 +8,9 @@ let compareOptionTable: [OptionSpec] = [
           help: "The review sheet to write (pages as for a render: review-001.png, ...).", defaultText: "review.png"),
     .init(key: .report, short: nil, long: "report", value: "path.json",
           help: "Also write a JSON report of every pair.", defaultText: nil),
+    .init(key: .html, short: nil, long: "html", value: "path.html",
+          help: "Also write an HTML review page: summary, a status filter, and per pair side by side, difference "
+              + "and a slider between baseline and current.", defaultText: nil),
     .init(key: .threshold, short: nil, long: "threshold", value: "t",
           help: "pixelmatch's threshold, 0 to 1: pixels differ when their YIQ distance exceeds 35215 t².",
           defaultText: "0.1"),
@@ -96,9 +99,10 @@ enum CompareCommand {
         if let text = values[.pageHeight] {
             options.paging.maxHeight = try CommandSettings.parseNumber(text, option: .pageHeight, in: 0...Int(Int32.max))
         }
-        let request = CompareRequest(baseline: parsed.inputs[0], current: parsed.inputs[1],
+        var request = CompareRequest(baseline: parsed.inputs[0], current: parsed.inputs[1],
                                      output: parsed.paths[.output] ?? RawPath("review.png"), report: parsed.paths[.report],
                                      options: options)
+        request.html = parsed.paths[.html]
         return (request, parsed.flags.contains(.quiet))
     }
 

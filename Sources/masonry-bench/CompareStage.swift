@@ -61,7 +61,7 @@ private func writeScreenshotSuite(base: String, current: String, pairs: Int) thr
         try Data(PNGEncoder.encode(pixels: pixels, width: width, height: height, format: .rgb8,
                                    settings: PNGEncodingSettings(level: 1))).write(to: URL(fileURLWithPath: current + name))
     }
-    FileManager.default.createFile(atPath: marker, contents: Data())
+    _ = FileManager.default.createFile(atPath: marker, contents: Data())
 }
 
 /// A UI screen (RGB8): a top bar, a side menu, cards of text-like lines (random glyph cells of

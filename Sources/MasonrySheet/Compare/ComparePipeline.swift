@@ -1,4 +1,5 @@
 import Foundation
+import GalleryPage
 import ImageDiff
 import PNGCodec
 
@@ -28,6 +29,8 @@ public struct CompareRequest: Sendable {
     /// The review sheet (paged as SPEC §6: `review-001.png`, … when it needs several pages).
     public var output: RawPath
     public var report: RawPath?
+    /// The HTML review page (SPEC §11), written whenever the report is (exit 0 or 1).
+    public var html: RawPath?
     public var options: CompareOptions
 
     public init(baseline: RawPath, current: RawPath, output: RawPath = RawPath("review.png"), report: RawPath? = nil,
@@ -87,7 +90,7 @@ public enum ComparePipeline {
     public static func run(_ request: CompareRequest, events: @escaping @Sendable (SheetEvent) -> Void = { _ in })
         throws(SheetError) -> CompareOutcome {
         let options = request.options
-        let outputs = [request.output] + (request.report.map { [$0] } ?? [])
+        let outputs = [request.output] + [request.report, request.html].compactMap { $0 }
         try OutputSafety.check(outputs: outputs, inputs: [])
         // Earlier outputs are never compared: the review sheet, the report, and pages of an earlier run.
         let excluded = outputs + Planner.existingPageFiles(output: request.output)
@@ -120,6 +123,10 @@ public enum ComparePipeline {
                 }
             }
             let summary = CompareSummary(items)
+            if let html = request.html {
+                let page = HTMLPage.render(Review(plan: plan, summary: summary, items: items), htmlPath: html.bytes)
+                try publisher.open(html).write(Array(page.utf8))
+            }
             if let report = request.report {
                 let text = CompareReport(options: options, summary: summary, plan: plan, items: items).json()
                 try publisher.open(report).write(Array(text.utf8))
