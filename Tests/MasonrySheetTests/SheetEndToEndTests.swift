@@ -100,10 +100,10 @@ import TestSupport
 
         let badOption = try MasonryExecutable.run(["mixed", "--columns", "zero"], in: folder.path)
         #expect(badOption.status == 64)
-        #expect(badOption.standardError.hasPrefix("Error: Invalid value 'zero' for '--columns <n>'"))
+        #expect(badOption.standardError.hasPrefix("masonry: error: invalid value 'zero' for '--columns <n>'"))
         #expect(badOption.standardError.contains("See 'masonry --help' for more information."))
         #expect(try MasonryExecutable.run(["--frobnicate", "mixed"], in: folder.path).status == 64)
-        #expect(try MasonryExecutable.run([], in: folder.path).standardError.contains("Missing expected argument '<input> ...'"))
+        #expect(try MasonryExecutable.run([], in: folder.path).standardError.contains("masonry: error: missing expected argument '<input> ...'"))
 
         let missing = try MasonryExecutable.run(["no-such-folder", "-o", "x.png"], in: folder.path)
         #expect(missing.status == 1)
