@@ -95,12 +95,12 @@ enum ArgumentParser {
     }
 
     /// The long option a misspelt `name` most likely meant: the nearest by edit distance, when
-    /// that is at most a third of the name's length (at least 1), as in "--colums" for "--columns".
+    /// that is at most a third of the name's length (at least 2), as in "--colums" for "--columns".
     static func nearestOption(to name: String) -> OptionSpec? {
         let typed = Array(name.utf8)
         let scored = optionTable.map { (spec: $0, distance: editDistance(typed, Array($0.long.utf8))) }
         guard let best = scored.min(by: { $0.distance < $1.distance }),
-              best.distance <= max(1, typed.count / 3) else { return nil }
+              best.distance <= max(2, typed.count / 3) else { return nil }
         return best.spec
     }
 
