@@ -24,7 +24,7 @@ import TestSupport
 
     private static let usageTail = ["Usage: masonry [<options>] <input> ...", "  See 'masonry --help' for more information."]
 
-    @Test func strictQuietStillPrintsEachSkippedInputAsAnError() throws {
+    @Test func strictQuietStillPrintsEachSkippedInput() throws {
         let folder = try Self.mixedFolder()
         let strict = try MasonryExecutable.run(["mixed", "-o", "s.png", "--strict", "--quiet"], in: folder.path)
         #expect(strict.status == ExitStatus.incomplete.rawValue)
@@ -80,7 +80,7 @@ import TestSupport
         (["-w", "100", "--column-width", "90", "--margin", "8"],
          "invalid layout: a column of 90 px does not fit in width 100 with --margin 8 and 8"),
     ])
-    func usageErrorsAreOneLineNamingOptionsAsTyped(arguments: [String], message: String) throws {
+    func usageMessagesAreOneLineNamingOptionsAsTyped(arguments: [String], message: String) throws {
         let folder = try Self.mixedFolder()
         let result = try MasonryExecutable.run(["mixed", "-o", "u.png"] + arguments, in: folder.path)
         #expect(result.status == ExitStatus.usage.rawValue)

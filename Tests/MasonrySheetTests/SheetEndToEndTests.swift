@@ -243,7 +243,7 @@ enum Goldens {
         #expect(paths == ["in/sub/deeper/low.png", "in/sub/mid.png", "in/top.png"])
     }
 
-    @Test func aFileThatFailsAfterLayoutLeavesABackgroundHoleAndIsListedAsSkipped() throws {
+    @Test func aFileThatBreaksAfterLayoutLeavesABackgroundHoleAndIsListedAsSkipped() throws {
         let folder = TemporaryFolder()
         try makeImages(folder, ["1.png", "2.png"], side: 40)
         var bytes = try [UInt8](Data(contentsOf: folder.url.appendingPathComponent("2.png")))
