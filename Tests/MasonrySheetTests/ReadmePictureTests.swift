@@ -72,7 +72,7 @@ import TestSupport
         let kept = try [UInt8](Data(contentsOf: Self.packageRoot.appendingPathComponent(committed)))
         guard made != kept else { return }
         let samePixels = (try? PNGDecoder.decodeRGBA(bytes: made).pixels == PNGDecoder.decodeRGBA(bytes: kept).pixels) ?? false
-        Issue.record("\(committed) differs from what its command makes (\(samePixels ? "same pixels, other bytes" : "other pixels")); "
-                     + "run scripts/make-readme-pictures.sh")
+        let difference = samePixels ? "same pixels, other bytes" : "other pixels"
+        Issue.record("\(committed) differs from what its command makes (\(difference)); run scripts/make-readme-pictures.sh")
     }
 }
