@@ -6,8 +6,29 @@ import Raster
 /// A usage problem: printed as `masonry: error: …` with the usage line and a hint to `--help`,
 /// exit status 64 (`ExitStatus.usage`).
 struct UsageError: Error, Equatable, CustomStringConvertible {
+    /// A value an option does not accept, kept apart so the message can name the option as typed.
+    struct BadValue: Equatable {
+        let option: OptionSpec.Key
+        let text: String
+        let why: String
+    }
+
     let message: String
-    init(_ message: String) { self.message = message }
+    let badValue: BadValue?
+
+    init(_ message: String) {
+        self.message = message
+        badValue = nil
+    }
+
+    /// "invalid value 'x' for '-c <n>': why", with `spelling` the option as typed.
+    init(_ badValue: BadValue, spelling: String) {
+        let spec = optionTable.first { $0.key == badValue.option }!
+        let placeholder = spec.value.map { " <\($0)>" } ?? ""
+        message = "invalid value '\(RawPath(badValue.text).displayName)' for '\(spelling)\(placeholder)': \(badValue.why)"
+        self.badValue = badValue
+    }
+
     var description: String { message }
 }
 
@@ -25,6 +46,8 @@ struct ParsedArguments: Equatable {
     var flags: Set<OptionSpec.Key> = []
     /// Output and manifest paths as raw bytes (they may not be UTF-8).
     var paths: [OptionSpec.Key: RawPath] = [:]
+    /// How each option with a value was typed (`-c` or `--columns`), for messages about its value.
+    var spellings: [OptionSpec.Key: String] = [:]
 }
 
 /// Splits raw argument bytes into options and inputs, by `optionTable`.
@@ -45,6 +68,7 @@ enum ArgumentParser {
             }
             if argument == [0x2D, 0x2D] { onlyInputs = true; continue }
             let (spec, inlineValue) = try lookUp(argument)
+            let spelling = argument.starts(with: [0x2D, 0x2D]) ? "--\(spec.long)" : "-\(spec.short!)"
             if spec.key == .help { return .help }
             if spec.key == .version { return .version }
             guard spec.value != nil else {
@@ -59,9 +83,10 @@ enum ArgumentParser {
                 value = arguments[index]
                 index += 1
             } else {
-                throw UsageError("missing value for '\(displayName(of: spec))'")
+                throw UsageError("missing value for '\(spelling) <\(spec.value!)>'")
             }
             parsed.values[spec.key] = String(decoding: value, as: UTF8.self)
+            parsed.spellings[spec.key] = spelling
             parsed.paths[spec.key] = RawPath(bytes: value)
         }
         if parsed.flags.isSuperset(of: [.progress, .noProgress]) {
@@ -115,9 +140,5 @@ enum ArgumentParser {
             previous = current
         }
         return previous[b.count]
-    }
-
-    static func displayName(of spec: OptionSpec) -> String {
-        "--\(spec.long)" + (spec.value.map { " <\($0)>" } ?? "")
     }
 }

@@ -18,6 +18,15 @@ struct OutputSettings: Equatable {
 /// that names the option, the value and what is wrong with it.
 enum CommandSettings {
     static func make(from parsed: ParsedArguments) throws(UsageError) -> (SheetRequest, OutputSettings) {
+        do {
+            return try settings(from: parsed)
+        } catch {
+            guard let bad = error.badValue, let spelling = parsed.spellings[bad.option] else { throw error }
+            throw UsageError(bad, spelling: spelling)
+        }
+    }
+
+    private static func settings(from parsed: ParsedArguments) throws(UsageError) -> (SheetRequest, OutputSettings) {
         let values = parsed.values
         func number(_ key: OptionSpec.Key, in range: ClosedRange<Int>) throws(UsageError) -> Int? {
             guard let text = values[key] else { return nil }
@@ -66,7 +75,7 @@ enum CommandSettings {
 
         let output = parsed.paths[.output] ?? RawPath(CommandDefaults.output)
         guard isPNGName(output) else {
-            throw UsageError("the output '\(output.displayName)' must end in .png (\(optionName(.output)) writes a PNG)")
+            throw UsageError("the output '\(output.displayName)' must end in .png (\(parsed.spellings[.output] ?? optionName(.output)) writes a PNG)")
         }
         var request = SheetRequest(inputs: parsed.inputs, output: output, manifest: parsed.paths[.manifest], options: options)
         request.page = try number(.page, in: 1...Int(Int32.max))
@@ -198,7 +207,6 @@ enum CommandSettings {
     }
 
     private static func invalid(_ key: OptionSpec.Key, _ text: String, _ why: String) -> UsageError {
-        let spec = optionTable.first { $0.key == key }!
-        return UsageError("invalid value '\(RawPath(text).displayName)' for '\(ArgumentParser.displayName(of: spec))': \(why)")
+        UsageError(UsageError.BadValue(option: key, text: text, why: why), spelling: optionName(key))
     }
 }

@@ -51,7 +51,7 @@ import TestSupport
     }
 
     @Test(arguments: ["x.jpg", "x.png.bak", "x", "x\u{0E}png", "png"])
-    func anOutputNotEndingInPNGIsAUsageError(name: String) throws {
+    func anOutputNotEndingInPNGIsRefusedAsUsage(name: String) throws {
         let folder = try Self.mixedFolder()
         let result = try MasonryExecutable.run(["mixed", "-o", name], in: folder.path)
         #expect(result.status == ExitStatus.usage.rawValue)
@@ -73,6 +73,9 @@ import TestSupport
         (["--quite"], "unknown option '--quite'; did you mean '--quiet'?"),
         (["--frobnicate"], "unknown option '--frobnicate'"),
         (["-Z"], "unknown option '-Z'"),
+        (["-c", "zero"], "invalid value 'zero' for '-c <n>': expected a whole number from 1 to \(LayoutLimits.maxColumns)"),
+        (["--columns=0"], "invalid value '0' for '--columns <n>': must be from 1 to \(LayoutLimits.maxColumns)"),
+        (["-j"], "missing value for '-j <n>'"),
         (["--order", "zigzag"], "invalid value 'zigzag' for '--order <order>': expected shortest, left-to-right or right-to-left"),
         (["-w", "1000", "-c", "4", "--column-width", "200"],
          "invalid layout: width 1000 does not match 4 columns of 200 px, which need 840 px: "
