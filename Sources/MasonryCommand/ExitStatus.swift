@@ -7,7 +7,7 @@ public enum ExitStatus: Int32, CaseIterable, Sendable {
     /// The sheet was written, but an input named on the command line was missing or unreadable,
     /// or, with `--strict`, some input was skipped.
     case incomplete = 2
-    /// A bad option, value or combination: nothing was read or written.
+    /// A bad option or value, or options that cannot work with these inputs: nothing was written.
     case usage = 64
     /// Interrupted by SIGINT (Ctrl-C); temporary files were removed, earlier outputs kept.
     case interrupted = 130
@@ -18,10 +18,10 @@ public enum ExitStatus: Int32, CaseIterable, Sendable {
     var meaning: String {
         switch self {
         case .written: "The sheet was written (skipped inputs are warned about)."
-        case .nothingWritten: "Nothing could be written (no renderable image, unwritable output)."
+        case .nothingWritten: "Nothing could be written (no renderable image, an unwritable output, out of file descriptors)."
         case .incomplete: "The sheet was written, but an input argument does not exist or cannot be read, "
             + "or, with --strict, some input was skipped."
-        case .usage: "Usage error (bad option, value or combination); nothing was read."
+        case .usage: "Usage error: a bad option or value, or options that cannot work with these inputs; nothing was written."
         case .interrupted: "Interrupted (SIGINT); earlier outputs are left as they were (SIGHUP gives 129)."
         case .terminated: "Terminated (SIGTERM); earlier outputs are left as they were."
         }
