@@ -3,10 +3,32 @@ import MasonrySheet
 import PNGCodec
 import Raster
 
-/// A usage problem: printed as `Error: …` with the usage line, exit status 64.
+/// A usage problem: printed as `masonry: error: …` with the usage line and a hint to `--help`,
+/// exit status 64 (`ExitStatus.usage`).
 struct UsageError: Error, Equatable, CustomStringConvertible {
+    /// A value an option does not accept, kept apart so the message can name the option as typed.
+    struct BadValue: Equatable {
+        let option: OptionSpec.Key
+        let text: String
+        let why: String
+    }
+
     let message: String
-    init(_ message: String) { self.message = message }
+    let badValue: BadValue?
+
+    init(_ message: String) {
+        self.message = message
+        badValue = nil
+    }
+
+    /// "invalid value 'x' for '-c <n>': why", with `spelling` the option as typed.
+    init(_ badValue: BadValue, spelling: String) {
+        let spec = OptionSpec.declaration(of: badValue.option)
+        let placeholder = spec.value.map { " <\($0)>" } ?? ""
+        message = "invalid value '\(RawPath(badValue.text).displayName)' for '\(spelling)\(placeholder)': \(badValue.why)"
+        self.badValue = badValue
+    }
+
     var description: String { message }
 }
 
@@ -24,6 +46,8 @@ struct ParsedArguments: Equatable {
     var flags: Set<OptionSpec.Key> = []
     /// Output and manifest paths as raw bytes (they may not be UTF-8).
     var paths: [OptionSpec.Key: RawPath] = [:]
+    /// How each option with a value was typed (`-c` or `--columns`), for messages about its value.
+    var spellings: [OptionSpec.Key: String] = [:]
 }
 
 /// Splits raw argument bytes into options and inputs, by an option table (`optionTable` for a
@@ -46,10 +70,11 @@ enum ArgumentParser {
             }
             if argument == [0x2D, 0x2D] { onlyInputs = true; continue }
             let (spec, inlineValue) = try lookUp(argument, in: table)
+            let spelling = argument.starts(with: [0x2D, 0x2D]) ? "--\(spec.long)" : "-\(spec.short!)"
             if spec.key == .help { return .help }
             if spec.key == .version { return .version }
             guard spec.value != nil else {
-                if inlineValue != nil { throw UsageError("The option '--\(spec.long)' does not take a value") }
+                if inlineValue != nil { throw UsageError("the option '--\(spec.long)' does not take a value") }
                 parsed.flags.insert(spec.key)
                 continue
             }
@@ -60,15 +85,16 @@ enum ArgumentParser {
                 value = arguments[index]
                 index += 1
             } else {
-                throw UsageError("Missing value for '\(displayName(of: spec))'")
+                throw UsageError("missing value for '\(spelling) <\(spec.value!)>'")
             }
             parsed.values[spec.key] = String(decoding: value, as: UTF8.self)
+            parsed.spellings[spec.key] = spelling
             parsed.paths[spec.key] = RawPath(bytes: value)
         }
         if parsed.flags.isSuperset(of: [.progress, .noProgress]) {
             throw UsageError("'--progress' and '--no-progress' cannot be used together")
         }
-        guard !parsed.inputs.isEmpty else { throw UsageError("Missing expected argument '\(inputNames)'") }
+        guard !parsed.inputs.isEmpty else { throw UsageError("missing expected argument '\(inputNames)'") }
         return .render(parsed)
     }
 
@@ -80,21 +106,42 @@ enum ArgumentParser {
             let equals = body.firstIndex(of: UInt8(ascii: "="))
             let name = String(decoding: body[..<(equals ?? body.endIndex)], as: UTF8.self)
             guard let spec = table.first(where: { $0.long == name }) else {
-                throw UsageError("Unknown option '\(text)'")
+                let typed = RawPath(bytes: Array(argument[..<(equals ?? argument.endIndex)])).displayName
+                throw UsageError("unknown option '\(typed)'"
+                                 + (nearestOption(to: name, in: table).map { "; did you mean '--\($0.long)'?" } ?? ""))
             }
             return (spec, equals.map { Array(body[($0 + 1)...]) })
         }
         guard let spec = table.first(where: { $0.short.map { Array($0.utf8) } == [argument[1]] }) else {
-            throw UsageError("Unknown option '\(text)'")
+            throw UsageError("unknown option '\(text)'")
         }
         let rest = Array(argument.dropFirst(2))
         guard rest.isEmpty || spec.value != nil else {
-            throw UsageError("Unknown option '\(text)' (short flags cannot be combined)")
+            throw UsageError("unknown option '\(text)' (short flags cannot be combined)")
         }
         return (spec, rest.isEmpty ? nil : rest)
     }
 
-    static func displayName(of spec: OptionSpec) -> String {
-        "--\(spec.long)" + (spec.value.map { " <\($0)>" } ?? "")
+    /// The long option a misspelt `name` most likely meant: the nearest by edit distance, when
+    /// that is at most a third of the name's length (at least 2), as in "--colums" for "--columns".
+    static func nearestOption(to name: String, in table: [OptionSpec] = optionTable) -> OptionSpec? {
+        let typed = Array(name.utf8)
+        let scored = table.map { (spec: $0, distance: editDistance(typed, Array($0.long.utf8))) }
+        guard let best = scored.min(by: { $0.distance < $1.distance }),
+              best.distance <= max(2, typed.count / 3) else { return nil }
+        return best.spec
+    }
+
+    /// Levenshtein distance: the fewest inserted, deleted or replaced bytes that turn `a` into `b`.
+    static func editDistance(_ a: [UInt8], _ b: [UInt8]) -> Int {
+        var previous = Array(0...b.count)
+        for (i, x) in a.enumerated() {
+            var current = [i + 1] + Array(repeating: 0, count: b.count)
+            for (j, y) in b.enumerated() {
+                current[j + 1] = min(previous[j + 1] + 1, current[j] + 1, previous[j] + (x == y ? 0 : 1))
+            }
+            previous = current
+        }
+        return previous[b.count]
     }
 }

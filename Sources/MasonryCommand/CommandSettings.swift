@@ -18,35 +18,42 @@ struct OutputSettings: Equatable {
 /// that names the option, the value and what is wrong with it.
 enum CommandSettings {
     static func make(from parsed: ParsedArguments) throws(UsageError) -> (SheetRequest, OutputSettings) {
+        do {
+            return try settings(from: parsed)
+        } catch {
+            guard let bad = error.badValue, let spelling = parsed.spellings[bad.option] else { throw error }
+            throw UsageError(bad, spelling: spelling)
+        }
+    }
+
+    private static func settings(from parsed: ParsedArguments) throws(UsageError) -> (SheetRequest, OutputSettings) {
         let values = parsed.values
         func number(_ key: OptionSpec.Key, in range: ClosedRange<Int>) throws(UsageError) -> Int? {
             guard let text = values[key] else { return nil }
             return try parseNumber(text, option: key, in: range)
         }
         let gap = try number(.gap, in: 0...LayoutLimits.maxLength)
-        let insets = try values[.margin].map { (text) throws(UsageError) in try parseMargin(text) } ?? LayoutInsets(all: 8)
-        let order: PlacementOrder = try values[.order].map { (text) throws(UsageError) in
-            guard let order = PlacementOrder(rawValue: text) else {
-                throw invalid(.order, text, "expected shortest, left-to-right or right-to-left")
-            }
-            return order
-        } ?? .shortest
+        let insets = try values[.margin].map { (text) throws(UsageError) in try parseMargin(text) }
+            ?? LayoutInsets(all: CommandDefaults.margin)
+        let order = try choice(.order, in: values, as: PlacementOrder.self) ?? CommandDefaults.order
         let layout: LayoutConfiguration
         do {
             layout = try LayoutConfiguration(
                 width: number(.width, in: 1...LayoutLimits.maxLength),
                 columns: number(.columns, in: 1...LayoutLimits.maxColumns),
                 columnWidth: number(.columnWidth, in: 1...LayoutLimits.maxLength),
-                columnGap: number(.columnGap, in: 0...LayoutLimits.maxLength) ?? gap ?? 8,
-                rowGap: number(.rowGap, in: 0...LayoutLimits.maxLength) ?? gap ?? 8,
+                columnGap: number(.columnGap, in: 0...LayoutLimits.maxLength) ?? gap ?? CommandDefaults.gap,
+                rowGap: number(.rowGap, in: 0...LayoutLimits.maxLength) ?? gap ?? CommandDefaults.gap,
                 insets: insets, order: order,
-                tolerance: number(.tolerance, in: 0...LayoutLimits.maxLength) ?? 0,
-                maxTileAspect: number(.maxTileAspect, in: 1...LayoutLimits.maxLength) ?? 4,
+                tolerance: number(.tolerance, in: 0...LayoutLimits.maxLength) ?? CommandDefaults.tolerance,
+                maxTileAspect: number(.maxTileAspect, in: 1...LayoutLimits.maxLength) ?? CommandDefaults.maxTileAspect,
                 enlargesNarrowImages: values[.enlarge] != TileStyle.EnlargeMode.never.rawValue)
         } catch let error as UsageError {
             throw error
+        } catch let error as LayoutError {
+            throw UsageError("invalid layout: \(commandLineWording(error.description))")
         } catch {
-            throw UsageError("Invalid layout: \(error)")
+            throw UsageError("invalid layout: \(error)")
         }
 
         var options = SheetOptions(layout: layout)
@@ -54,12 +61,7 @@ enum CommandSettings {
         options.style = try style(values)
         options.title = values[.title]
         options.sections = parsed.flags.contains(.sections)
-        if let text = values[.sort] {
-            guard let order = InputOrder(rawValue: text) else {
-                throw invalid(.sort, text, "expected natural, name, mtime, size or none")
-            }
-            options.order = order
-        }
+        options.order = try choice(.sort, in: values, as: InputOrder.self) ?? options.order
         options.reverse = parsed.flags.contains(.reverse)
         options.recursive = parsed.flags.contains(.recursive)
         options.jobs = try number(.jobs, in: 1...1024) ?? ProcessInfo.processInfo.activeProcessorCount
@@ -71,8 +73,8 @@ enum CommandSettings {
         if let text = values[.cacheMaxBytes] { options.cacheMaxBytes = try parseByteCount(text, option: .cacheMaxBytes) }
         options.maxMemory = try number(.maxMemory, in: 1...(1 << 40)).map { $0 << 20 } ?? options.maxMemory
 
-        var request = SheetRequest(inputs: parsed.inputs, output: parsed.paths[.output] ?? RawPath("sheet.png"),
-                                   manifest: parsed.paths[.manifest], options: options)
+        let output = try pngOutput(parsed, default: CommandDefaults.output)
+        var request = SheetRequest(inputs: parsed.inputs, output: output, manifest: parsed.paths[.manifest], options: options)
         request.page = try number(.page, in: 1...Int(Int32.max))
         request.planOnly = parsed.flags.contains(.planOnly)
         request.html = parsed.paths[.html]
@@ -82,13 +84,13 @@ enum CommandSettings {
         if request.planOnly && request.page != nil {
             throw UsageError("'--plan-only' and '--page' cannot be used together")
         }
-        var output = OutputSettings()
-        output.quiet = parsed.flags.contains(.quiet)
-        output.strict = parsed.flags.contains(.strict)
-        output.verbose = parsed.flags.contains(.verbose)
-        if parsed.flags.contains(.progress) { output.progress = true }
-        if parsed.flags.contains(.noProgress) { output.progress = false }
-        return (request, output)
+        var talk = OutputSettings()
+        talk.quiet = parsed.flags.contains(.quiet)
+        talk.strict = parsed.flags.contains(.strict)
+        talk.verbose = parsed.flags.contains(.verbose)
+        if parsed.flags.contains(.progress) { talk.progress = true }
+        if parsed.flags.contains(.noProgress) { talk.progress = false }
+        return (request, talk)
     }
 
     /// The colour given for `key`, or nil when the option is absent.
@@ -105,10 +107,7 @@ enum CommandSettings {
         if let text = values[.caption] {
             do { style.caption = try CaptionFormat(parsing: text) } catch { throw invalid(.caption, text, error.description) }
         }
-        if let text = values[.fontSize] {
-            guard let size = FontSize(rawValue: text) else { throw invalid(.fontSize, text, "expected small, medium or large") }
-            style.fontSize = size
-        }
+        style.fontSize = try choice(.fontSize, in: values, as: FontSize.self) ?? style.fontSize
         style.captionColor = try color(.captionColor, in: values)
         style.tileBackground = try color(.tileBackground, in: values)
         if let text = values[.frame] {
@@ -122,12 +121,7 @@ enum CommandSettings {
             }
             style.frame = TileStyle.Frame(width: width, color: frameColor)
         }
-        if let text = values[.enlarge] {
-            guard let mode = TileStyle.EnlargeMode(rawValue: text) else {
-                throw invalid(.enlarge, text, "expected smooth, pixelated or never")
-            }
-            style.enlarge = mode
-        }
+        style.enlarge = try choice(.enlarge, in: values, as: TileStyle.EnlargeMode.self) ?? style.enlarge
         return style
     }
 
@@ -169,20 +163,56 @@ enum CommandSettings {
     }
 
     static func parseCompression(_ text: String) throws(UsageError) -> PNGEncodingSettings {
-        switch text {
-        case "fast": return .fast
-        case "default": return .default
-        case "small": return .small
-        default:
-            guard text.count == 1, let level = Int(text), (0...9).contains(level) else {
-                throw invalid(.compression, text, "expected fast, default, small or a level 0-9")
-            }
-            return PNGEncodingSettings(level: level, strategy: .default, filter: .up)
+        if let preset = CompressionPreset(rawValue: text) { return preset.settings }
+        guard text.count == 1, let level = Int(text), (0...9).contains(level) else {
+            throw invalid(.compression, text, "expected \(CompressionPreset.allCases.map(\.rawValue).joined(separator: ", ")) or a level 0-9")
         }
+        return PNGEncodingSettings(level: level, strategy: .default, filter: .up)
+    }
+
+    /// The word given for `key` as a `Choice`, or nil when the option is absent.
+    static func choice<Choice: OptionChoice>(_ key: OptionSpec.Key, in values: [OptionSpec.Key: String],
+                                             as: Choice.Type) throws(UsageError) -> Choice? {
+        guard let text = values[key] else { return nil }
+        guard let value = Choice(rawValue: text) else { throw invalid(key, text, "expected \(Choice.wordList)") }
+        return value
+    }
+
+    /// The `-o` path (or `fallback`), which must name a PNG: it is what gets written.
+    static func pngOutput(_ parsed: ParsedArguments, default fallback: String) throws(UsageError) -> RawPath {
+        let output = parsed.paths[.output] ?? RawPath(fallback)
+        guard isPNGName(output) else {
+            throw UsageError("the output '\(output.displayName)' must end in .png (\(parsed.spellings[.output] ?? optionName(.output)) writes a PNG)")
+        }
+        return output
+    }
+
+    /// True when the path's last four bytes are ".png" in any letter case (only ASCII letters fold).
+    static func isPNGName(_ path: RawPath) -> Bool {
+        let folded = path.bytes.suffix(4).map { (0x41...0x5A).contains($0) ? $0 | 0x20 : $0 }
+        return folded == Array(".png".utf8)
+    }
+
+    /// `LayoutConfiguration` names its parameters (`columnWidth`, `insets.left`); the user typed options.
+    static func commandLineWording(_ message: String) -> String {
+        let names: [(String, String)] = [
+            ("give only two of width, columns and columnWidth",
+             "give only two of \(optionName(.width)), \(optionName(.columns)) and \(optionName(.columnWidth))"),
+            ("columnWidth", optionName(.columnWidth)), ("columnGap", optionName(.columnGap)),
+            ("rowGap", optionName(.rowGap)), ("maxTileAspect", optionName(.maxTileAspect)),
+            ("insets.top", optionName(.margin)), ("insets.right", optionName(.margin)),
+            ("insets.bottom", optionName(.margin)), ("insets.left", optionName(.margin)),
+            ("with insets", "with \(optionName(.margin))"),
+        ]
+        return names.reduce(message) { text, name in text.replacingOccurrences(of: name.0, with: name.1) }
+    }
+
+    /// `--long` for an option, as the user types it.
+    static func optionName(_ key: OptionSpec.Key) -> String {
+        "--" + OptionSpec.declaration(of: key).long
     }
 
     static func invalid(_ key: OptionSpec.Key, _ text: String, _ why: String) -> UsageError {
-        let spec = (optionTable + compareOptionTable).first { $0.key == key }!
-        return UsageError("Invalid value '\(RawPath(text).displayName)' for '\(ArgumentParser.displayName(of: spec))': \(why)")
+        UsageError(UsageError.BadValue(option: key, text: text, why: why), spelling: optionName(key))
     }
 }

@@ -53,8 +53,8 @@ enum CompareCommand {
             }
             (request, quiet) = try settings(parsed)
         } catch {
-            output.standardError("Error: \(error.message)\nUsage: \(usage)\n  See 'masonry compare --help' for more information.\n")
-            return 64
+            output.standardError(MasonryCommand.usageFailure(error.message, usage: usage, help: "masonry compare --help"))
+            return ExitStatus.usage.rawValue
         }
         do {
             let outcome = try ComparePipeline.run(request) { event in
@@ -78,7 +78,7 @@ enum CompareCommand {
     /// The request the parsed arguments ask for, or a usage error naming the option.
     static func settings(_ parsed: ParsedArguments) throws(UsageError) -> (CompareRequest, quiet: Bool) {
         guard parsed.inputs.count == 2 else {
-            throw UsageError(parsed.inputs.count < 2 ? "Missing expected argument '<current>'"
+            throw UsageError(parsed.inputs.count < 2 ? "missing expected argument '<current>'"
                              : "Unexpected argument '\(parsed.inputs[2].displayName)' (compare takes two folders)")
         }
         let values = parsed.values
@@ -100,7 +100,7 @@ enum CompareCommand {
             options.paging.maxHeight = try CommandSettings.parseNumber(text, option: .pageHeight, in: 0...Int(Int32.max))
         }
         var request = CompareRequest(baseline: parsed.inputs[0], current: parsed.inputs[1],
-                                     output: parsed.paths[.output] ?? RawPath("review.png"), report: parsed.paths[.report],
+                                     output: try CommandSettings.pngOutput(parsed, default: "review.png"), report: parsed.paths[.report],
                                      options: options)
         request.html = parsed.paths[.html]
         return (request, parsed.flags.contains(.quiet))

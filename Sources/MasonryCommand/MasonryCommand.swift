@@ -5,9 +5,8 @@ import MasonrySheet
 #endif
 
 /// The `masonry` command: parses arguments, runs the sheet pipeline, prints
-/// one line per skipped input and one summary line, and returns the exit
-/// status of SPEC §3 (0 written, 1 nothing written, 2 strict and skipped,
-/// 64 usage error).
+/// one line per skipped input and one summary line, and returns an
+/// `ExitStatus` (SPEC §3).
 public enum MasonryCommand {
     public static let version = "0.1.0"
 
@@ -24,12 +23,12 @@ public enum MasonryCommand {
             action = try ArgumentParser.parse(arguments)
             guard case .render(let parsed) = action else {
                 output.standardOutput(action == .help ? HelpText.full : "masonry \(version)\n")
-                return 0
+                return ExitStatus.written.rawValue
             }
             (request, settings) = try CommandSettings.make(from: parsed)
         } catch {
-            output.standardError("Error: \(error.message)\nUsage: \(HelpText.usage)\n  See 'masonry --help' for more information.\n")
-            return 64
+            output.standardError(usageFailure(error.message, usage: HelpText.usage, help: "masonry --help"))
+            return ExitStatus.usage.rawValue
         }
 
         let started = DispatchTime.now()
@@ -38,7 +37,12 @@ public enum MasonryCommand {
         let events: @Sendable (SheetEvent) -> Void = { event in
             switch event {
             case .skipped(let skip):
-                if !settings.quiet { progress.printLine("masonry: skipped \(skip.path.displayName): \(skip.reason)") }
+                // A skip that makes the run incomplete is an error: printed even with --quiet.
+                if settings.strict || skip.isUnusableArgument {
+                    progress.printLine("masonry: error: skipped \(skip.path.displayName): \(skip.reason)")
+                } else if !settings.quiet {
+                    progress.printLine("masonry: skipped \(skip.path.displayName): \(skip.reason)")
+                }
             case .warning(let warning):
                 if !settings.quiet { progress.printLine("masonry: warning: \(warning.path.displayName): \(warning.reason)") }
             case .started(let total): progress.start(total: total)
@@ -58,12 +62,18 @@ public enum MasonryCommand {
                 output.standardError("masonry: \(summary(of: report, request: request)), "
                     + "\(report.skipped.count) skipped, \(others)\(String(format: "%.2f", seconds)) s\n")
             }
-            return settings.strict && !report.skipped.isEmpty ? 2 : 0
+            let incomplete = report.skipped.contains { $0.isUnusableArgument } || (settings.strict && !report.skipped.isEmpty)
+            return (incomplete ? ExitStatus.incomplete : .written).rawValue
         } catch {
             progress.finish()
             output.standardError("masonry: error: \(error.message)\n")
-            return error.kind == .usage ? 64 : 1
+            return (error.kind == .usage ? ExitStatus.usage : .nothingWritten).rawValue
         }
+    }
+
+    /// A usage error as printed: `masonry: error: <reason>`, the usage line, and where help is.
+    static func usageFailure(_ message: String, usage: String, help: String) -> String {
+        "masonry: error: \(message)\nUsage: \(usage)\n  See '\(help)' for more information.\n"
     }
 
     /// What was written, for the summary line: `wrote sheet.png (1200×3046): 33 images`,

@@ -1,3 +1,8 @@
+import BitmapText
+import MasonryLayout
+import MasonrySheet
+import PNGCodec
+
 /// One command-line option: its names, value, default and help, from which
 /// the parser, the usage line and the help text are all generated.
 struct OptionSpec: Sendable {
@@ -20,31 +25,88 @@ struct OptionSpec: Sendable {
     let defaultText: String?
 }
 
+/// An option value that is one word of a fixed set: the parser, its error message and the
+/// help's list of words all come from `allCases`, so they cannot drift apart.
+protocol OptionChoice: CaseIterable, RawRepresentable<String> {}
+
+extension OptionChoice {
+    /// The accepted words as prose: "a, b or c".
+    static var wordList: String { proseList(allCases.map(\.rawValue)) }
+}
+
+/// Words as prose: "a", "a or b", "a, b or c".
+func proseList(_ words: [String]) -> String {
+    guard let last = words.last, words.count > 1 else { return words.joined() }
+    return words.dropLast().joined(separator: ", ") + " or " + last
+}
+
+extension PlacementOrder: OptionChoice {}
+extension InputOrder: OptionChoice {}
+extension FontSize: OptionChoice {}
+extension TileStyle.EnlargeMode: OptionChoice {}
+
+/// The named `--compression` presets (a zlib level 0-9 is accepted beside them).
+enum CompressionPreset: String, OptionChoice {
+    case fast, `default`, small
+
+    var settings: PNGEncodingSettings {
+        switch self {
+        case .fast: .fast
+        case .default: .default
+        case .small: .small
+        }
+    }
+}
+
+/// Values the command itself applies when an option is absent (the others are the
+/// defaults of the library types, read from them below).
+enum CommandDefaults {
+    static let output = "sheet.png"
+    static let gap = 8
+    static let margin = 8
+    static let order = PlacementOrder.shortest
+    static let tolerance = 0
+    static let maxTileAspect = 4
+    static let compression = CompressionPreset.default
+}
+
+extension OptionSpec {
+    /// The declaration of `key`, from the render's or the compare's table.
+    static func declaration(of key: Key) -> OptionSpec {
+        (optionTable + compareOptionTable).first { $0.key == key }!
+    }
+}
+
 /// Every option of `masonry`, in help order.
 let optionTable: [OptionSpec] = [
-    .init(key: .output, short: "o", long: "output", value: "path", help: "The sheet to write.", defaultText: "sheet.png"),
-    .init(key: .columns, short: "c", long: "columns", value: "n", help: "Number of columns.", defaultText: "4"),
-    .init(key: .width, short: "w", long: "width", value: "px", help: "Sheet width in pixels.", defaultText: "1200"),
+    .init(key: .output, short: "o", long: "output", value: "path", help: "The sheet to write (a .png name).", defaultText: CommandDefaults.output),
+    .init(key: .columns, short: "c", long: "columns", value: "n", help: "Number of columns.", defaultText: "\(LayoutConfiguration.defaultColumns)"),
+    .init(key: .width, short: "w", long: "width", value: "px", help: "Sheet width in pixels.", defaultText: "\(LayoutConfiguration.defaultWidth)"),
     .init(key: .columnWidth, short: nil, long: "column-width", value: "px",
           help: "Column width; with --columns it sets the sheet width, with --width the column count.", defaultText: nil),
     .init(key: .gap, short: nil, long: "gap", value: "px", help: "Sets both the column gap and the row gap.", defaultText: nil),
-    .init(key: .columnGap, short: nil, long: "column-gap", value: "px", help: "Space between columns.", defaultText: "8"),
-    .init(key: .rowGap, short: nil, long: "row-gap", value: "px", help: "Space between images in a column.", defaultText: "8"),
+    .init(key: .columnGap, short: nil, long: "column-gap", value: "px", help: "Space between columns.", defaultText: "\(CommandDefaults.gap)"),
+    .init(key: .rowGap, short: nil, long: "row-gap", value: "px", help: "Space between images in a column.", defaultText: "\(CommandDefaults.gap)"),
     .init(key: .margin, short: nil, long: "margin", value: "px|t,r,b,l",
-          help: "Space around the wall: one number, or top,right,bottom,left.", defaultText: "8"),
+          help: "Space around the wall: one number, or top,right,bottom,left.", defaultText: "\(CommandDefaults.margin)"),
     .init(key: .background, short: nil, long: "background", value: "color",
           help: "#RGB, #RRGGBB, #RRGGBBAA, white, black or transparent.", defaultText: "white"),
     .init(key: .order, short: nil, long: "order", value: "order",
-          help: "Placement: shortest, left-to-right or right-to-left.", defaultText: "shortest"),
+          help: "Placement: \(PlacementOrder.wordList).", defaultText: CommandDefaults.order.rawValue),
     .init(key: .tolerance, short: nil, long: "tolerance", value: "px",
-          help: "With shortest: take the leftmost column within this many pixels of the shortest.", defaultText: "0"),
+          help: "With shortest: take the leftmost column within this many pixels of the shortest.",
+          defaultText: "\(CommandDefaults.tolerance)"),
     .init(key: .maxTileAspect, short: nil, long: "max-tile-aspect", value: "n",
-          help: "A tile is never taller than n times its width; taller pictures are centred.", defaultText: "4"),
+          help: "A tile is never taller than n times its width; taller pictures are centred.",
+          defaultText: "\(CommandDefaults.maxTileAspect)"),
     .init(key: .caption, short: nil, long: "caption", value: "format",
           help: "A caption under every picture: text with {name}, {path}, {stem}, {width}, {height}, {bytes}, {index}; "
               + "{{ and }} for braces; \\n between lines (at most 4).", defaultText: nil),
     .init(key: .fontSize, short: nil, long: "font-size", value: "size",
-          help: "Built-in font for captions: small (6x13), medium (9x15) or large (10x20).", defaultText: "small"),
+          help: "Built-in font for captions: " + proseList(FontSize.allCases.map { size in
+              let font = BitmapFont.builtIn(size)
+              return "\(size.rawValue) (\(font.cellWidth)x\(font.lineHeight))"
+          }) + ".", defaultText: TileStyle().fontSize.rawValue),
     .init(key: .captionColor, short: nil, long: "caption-color", value: "color",
           help: "Caption text colour.", defaultText: "black on a light tile, white on a dark one"),
     .init(key: .title, short: nil, long: "title", value: "text",
@@ -56,10 +118,15 @@ let optionTable: [OptionSpec] = [
     .init(key: .frame, short: nil, long: "frame", value: "px[:color]",
           help: "A border inside each tile (colour #c0c0c0 unless given).", defaultText: nil),
     .init(key: .enlarge, short: nil, long: "enlarge", value: "mode",
-          help: "Pictures narrower than their column: smooth (enlarged, bicubic), pixelated (enlarged, nearest "
-              + "neighbour) or never (own size, centred).", defaultText: "smooth"),
+          help: "Pictures narrower than their column: " + proseList(TileStyle.EnlargeMode.allCases.map { mode in
+              switch mode {
+              case .smooth: "smooth (enlarged, bicubic)"
+              case .pixelated: "pixelated (enlarged, nearest neighbour)"
+              case .never: "never (own size, centred)"
+              }
+          }) + ".", defaultText: TileStyle().enlarge.rawValue),
     .init(key: .sort, short: nil, long: "sort", value: "key",
-          help: "Input order: natural, name, mtime, size or none.", defaultText: "natural"),
+          help: "Input order: \(InputOrder.wordList).", defaultText: InputOrder.natural.rawValue),
     .init(key: .reverse, short: nil, long: "reverse", value: nil, help: "Reverse the input order.", defaultText: nil),
     .init(key: .recursive, short: "r", long: "recursive", value: nil, help: "Descend into sub-folders.", defaultText: nil),
     .init(key: .manifest, short: nil, long: "manifest", value: "path.json",
@@ -69,7 +136,7 @@ let optionTable: [OptionSpec] = [
           defaultText: nil),
     .init(key: .pageHeight, short: nil, long: "page-height", value: "px",
           help: "No page taller than this; several pages are written as <output stem>-001.png, ... 0 for one page.",
-          defaultText: "16384"),
+          defaultText: "\(PagingOptions().maxHeight)"),
     .init(key: .perPage, short: nil, long: "per-page", value: "n", help: "At most n images a page.", defaultText: nil),
     .init(key: .page, short: nil, long: "page", value: "k",
           help: "Render only page k of the plan (the same file and bytes as in a full run).", defaultText: nil),
@@ -78,7 +145,7 @@ let optionTable: [OptionSpec] = [
     .init(key: .jobs, short: "j", long: "jobs", value: "n", help: "Decoding threads (never changes the output).",
           defaultText: "all cores"),
     .init(key: .maxPixels, short: nil, long: "max-pixels", value: "n",
-          help: "Skip input images with more pixels than this.", defaultText: "178956970"),
+          help: "Skip input images with more pixels than this.", defaultText: "\(PNGLimits.defaultMaxPixels)"),
     .init(key: .maxMemory, short: nil, long: "max-memory", value: "MiB",
           help: "Refuse a run whose painting would hold more memory than this.", defaultText: "1024"),
     .init(key: .cache, short: nil, long: "cache", value: "dir",
@@ -88,7 +155,8 @@ let optionTable: [OptionSpec] = [
           help: "Bound of the cache (bytes, or with K, M or G); least recently used thumbnails are removed.",
           defaultText: "1G"),
     .init(key: .compression, short: nil, long: "compression", value: "level",
-          help: "fast, default, small, or a zlib level 0-9.", defaultText: "default"),
+          help: "\(CompressionPreset.allCases.map(\.rawValue).joined(separator: ", ")), or a zlib level 0-9.",
+          defaultText: CommandDefaults.compression.rawValue),
     .init(key: .quiet, short: "q", long: "quiet", value: nil, help: "Print errors only.", defaultText: nil),
     .init(key: .verbose, short: "v", long: "verbose", value: nil,
           help: "Also print what the cache could not do (damaged entries replaced, full disk).", defaultText: nil),
@@ -96,24 +164,22 @@ let optionTable: [OptionSpec] = [
           help: "Show a progress bar on stderr (default when stderr is a terminal).", defaultText: nil),
     .init(key: .noProgress, short: nil, long: "no-progress", value: nil, help: "Never show a progress bar.", defaultText: nil),
     .init(key: .strict, short: nil, long: "strict", value: nil,
-          help: "Exit with status 2 when any input was skipped (the sheet is still written).", defaultText: nil),
+          help: "Skipped inputs are errors, printed even with --quiet: exit with status \(ExitStatus.incomplete.rawValue) "
+              + "when any input was skipped (the sheet is still written).", defaultText: nil),
     .init(key: .help, short: "h", long: "help", value: nil, help: "Show help information.", defaultText: nil),
     .init(key: .version, short: nil, long: "version", value: nil, help: "Show the version.", defaultText: nil),
 ]
 
 enum HelpText {
-    static let overview = "Lay out PNG images as a masonry (waterfall) contact sheet."
+    static let overview = "Lay out PNG and JPEG images as a masonry (waterfall) contact sheet; "
+        + "'masonry compare --help' for visual-regression review."
     static let usage = "masonry [<options>] <input> ..."
 
     static var full: String {
         var lines = ["OVERVIEW: \(overview)", "", "USAGE: \(usage)", "", "ARGUMENTS:",
-                     row("<input>", "PNG files, or folders whose *.png files are read."), "", "OPTIONS:"]
+                     row("<input>", "PNG or JPEG files, or folders whose *.png, *.jpg and *.jpeg files are read."), "", "OPTIONS:"]
         lines += optionRows(optionTable)
-        lines += ["", "EXIT STATUS:",
-                  row("0", "The sheet was written (skipped inputs are warned about)."),
-                  row("1", "Nothing could be written (no renderable image, unwritable output)."),
-                  row("2", "With --strict: some input was skipped (the sheet is still written)."),
-                  row("64", "Usage error.")]
+        lines += ["", "EXIT STATUS:"] + ExitStatus.allCases.map { row("\($0.rawValue)", $0.meaning) }
         return lines.joined(separator: "\n") + "\n"
     }
 

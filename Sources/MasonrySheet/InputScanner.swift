@@ -25,10 +25,14 @@ public struct InputCandidate: Sendable, Hashable {
 public struct SkippedInput: Sendable, Hashable {
     public let path: RawPath
     public let reason: String
+    /// True for an argument of the command line that does not exist or cannot be read: the run
+    /// is then incomplete whatever `--strict` says (SPEC §3).
+    public let isUnusableArgument: Bool
 
-    public init(path: RawPath, reason: String) {
+    public init(path: RawPath, reason: String, isUnusableArgument: Bool = false) {
         self.path = path
         self.reason = reason
+        self.isUnusableArgument = isUnusableArgument
     }
 }
 
@@ -88,11 +92,12 @@ struct InputScanner {
             guard let status = argument.status() else {
                 let code = errno
                 try Self.refuseRunFault(code, argument)
-                missingArguments.append(SkippedInput(path: argument, reason: Self.statFailure(argument, code)))
+                missingArguments.append(SkippedInput(path: argument, reason: Self.statFailure(argument, code),
+                                                     isUnusableArgument: true))
                 continue
             }
             if status.st_mode & S_IFMT == S_IFDIR {
-                try scanFolder(argument, status: status)
+                try scanFolder(argument, status: status, isArgument: true)
             } else {
                 consider(argument, status: status, foundInFolder: false)
             }
@@ -105,11 +110,11 @@ struct InputScanner {
         let status: stat
     }
 
-    private mutating func scanFolder(_ folder: RawPath, status: stat) throws(SheetError) {
+    private mutating func scanFolder(_ folder: RawPath, status: stat, isArgument: Bool = false) throws(SheetError) {
         guard visitedFolders.insert(FileIdentity(status)).inserted else { return }
         // List and examine the entries while the folder is open, then close it
         // before entering sub-folders, so descriptors do not grow with depth.
-        guard let entries = try list(folder, expected: FileIdentity(status)) else { return }
+        guard let entries = try list(folder, expected: FileIdentity(status), isArgument: isArgument) else { return }
         for entry in entries {
             if entry.status.st_mode & S_IFMT == S_IFDIR {
                 if recursive {
@@ -126,13 +131,14 @@ struct InputScanner {
     /// The folder's entries to consider (PNG names; with `recursive` also
     /// folders), in listing order; failures are recorded as skipped. Nil when
     /// the folder cannot be read at all, or is no longer the `expected` one.
-    private mutating func list(_ folder: RawPath, expected: FileIdentity) throws(SheetError) -> [Entry]? {
+    private mutating func list(_ folder: RawPath, expected: FileIdentity, isArgument: Bool) throws(SheetError) -> [Entry]? {
         let descriptor = folder.open(O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard descriptor >= 0, let directory = fdopendir(descriptor) else {
             let code = errno
             if descriptor >= 0 { close(descriptor) }
             try Self.refuseRunFault(code, folder)
-            skipped.append(SkippedInput(path: folder, reason: "cannot read folder: \(String(cString: strerror(code)))"))
+            skipped.append(SkippedInput(path: folder, reason: "cannot read folder: \(String(cString: strerror(code)))",
+                                        isUnusableArgument: isArgument))
             return nil
         }
         var opened = stat()
@@ -149,7 +155,8 @@ struct InputScanner {
                 let code = errno
                 if code != 0 {
                     try Self.refuseRunFault(code, folder)
-                    skipped.append(SkippedInput(path: folder, reason: "cannot read folder: \(String(cString: strerror(code)))"))
+                    skipped.append(SkippedInput(path: folder, reason: "cannot read folder: \(String(cString: strerror(code)))",
+                                        isUnusableArgument: isArgument))
                 }
                 return entries
             }

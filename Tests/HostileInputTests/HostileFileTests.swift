@@ -330,16 +330,18 @@ enum SheetCheck {
         let result = Masonry.run([input, "-o", sheet, "--manifest", manifest, "--strict", "-q", "-w", "400"])
         let loud = Masonry.run([input, "-o", sheet, "--manifest", manifest, "--strict", "-w", "400"])
         note("all \(cases.count) hostile + 6 good, --strict", loud)
-        #expect(result.status == 2 && result.stderr.isEmpty, "quiet: \(result)")
+        let skippedCount = cases.filter { !$0.outcome.isDrawn }.count
+        // Under --strict a skip is an error: --quiet keeps exactly those lines.
+        #expect(result.status == 2 && result.stderrLines.count == skippedCount
+                && result.stderrLines.allSatisfy { $0.hasPrefix("masonry: error: skipped ") }, "quiet: \(result)")
         SheetCheck.basics(loud, label: "all", status: 2)
         let (drawn, _, items) = try SheetCheck.manifest(manifest)
         for path in colors.keys { #expect(drawn.contains(path), "\(path) missing") }
-        let skippedCount = cases.filter { !$0.outcome.isDrawn }.count
         for hostile in cases {
             let path = "\(input)/\(hostile.name)"
             let lines = loud.stderrLines.filter { $0.contains(path + ":") }
             switch hostile.outcome {
-            case .skipped: #expect(lines.count == 1 && lines[0].hasPrefix("masonry: skipped "), "\(hostile.name): \(lines)")
+            case .skipped: #expect(lines.count == 1 && lines[0].hasPrefix("masonry: error: skipped "), "\(hostile.name): \(lines)")
             case .warned: #expect(lines.count == 1 && lines[0].hasPrefix("masonry: warning: "), "\(hostile.name): \(lines)")
             case .drawn: #expect(lines.isEmpty, "\(hostile.name): \(lines)")
             }

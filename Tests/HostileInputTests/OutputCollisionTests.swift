@@ -75,11 +75,11 @@ import Testing
     func manifestIsTheSheet(_ spelling: String) throws {
         let folder = ScratchFolder("collide")
         let inputs = Self.inputs(folder)
-        let sheet = folder.sub("same.out")
+        let sheet = folder.sub("same.png")
         let manifest: String
         switch spelling {
         case "same": manifest = sheet
-        case "dot": manifest = folder.path + "/./../" + URL(fileURLWithPath: folder.path).lastPathComponent + "/same.out"
+        case "dot": manifest = folder.path + "/./../" + URL(fileURLWithPath: folder.path).lastPathComponent + "/same.png"
         default:
             writeRaw(Array(sheet.utf8), OutputTests.oldSheet)
             manifest = folder.sub("m.json")

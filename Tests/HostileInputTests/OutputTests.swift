@@ -131,7 +131,7 @@ import Testing
     @Test func deviceAsOutput() throws {
         let folder = ScratchFolder("dev")
         let input = Self.inputs(folder)
-        let device = folder.sub("full")
+        let device = folder.sub("full.png")
         // A private copy of /dev/full (char 1:7), so a bug cannot replace the real one.
         guard mknod(device, S_IFCHR | 0o666, dev_t((1 << 8) | 7)) == 0 else {
             return notTestedHere("mknod(2) is not permitted here: device output not tested")

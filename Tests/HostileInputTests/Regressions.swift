@@ -68,7 +68,7 @@ import Testing
     /// Found by the option fuzzer: a usage error quoted the bad value as it was
     /// typed, so `--width $'1\n2'` printed a two-line reason (and raw escape
     /// bytes reached the terminal). Values are now quoted escaped.
-    @Test func usageErrorEchoesValueUnescaped() throws {
+    @Test func usageMessageEchoesValueUnescaped() throws {
         let action = try ArgumentParser.parse([Array("--width".utf8), Array("1\n\u{1B}[2J".utf8), Array("in".utf8)])
         guard case .render(let parsed) = action else { Issue.record("not a render action"); return }
         do {

@@ -56,7 +56,7 @@ import Testing
             }
             #expect(OutputTests.temporaries(in: out).isEmpty, "ulimit -n \(limit): left behind: \(listFolder(out))")
         }
-        print("HOSTILE | exit status by ulimit -n: \(outcomes.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: ", "))")
+        TestLog.verbose("HOSTILE | exit status by ulimit -n: \(outcomes.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: ", "))")
         #expect(outcomes.values.contains(0) && outcomes.values.contains(1), "both outcomes should occur in this range: \(outcomes)")
     }
 

@@ -227,10 +227,10 @@ enum Bounds {
     static let peakRSS = 256 * MiB
 }
 
-/// Records one line per run for the report table (printed with the test output).
+/// Records one line per run for the report table (printed with MASONRY_TEST_VERBOSE=1).
 func note(_ label: String, _ result: RunResult) {
     let warning = result.stderrLines.first { !$0.contains("masonry: wrote") } ?? "-"
-    print("HOSTILE | \(label) | exit \(result.status) | \(String(format: "%.2f", result.seconds)) s | \(result.peakRSS / MiB) MiB | \(warning)")
+    TestLog.verbose("HOSTILE | \(label) | exit \(result.status) | \(String(format: "%.2f", result.seconds)) s | \(result.peakRSS / MiB) MiB | \(warning)")
 }
 
 /// True when this process runs as root (chmod tests are then meaningless).

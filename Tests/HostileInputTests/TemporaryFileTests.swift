@@ -22,7 +22,7 @@ import Testing
             }
             if let failed = runs.first(where: { $0.status != 0 }) {
                 failures.append(length)
-                print("HOSTILE | -o name of \(length) bytes | exit \(failed.status) | \(failed.stderrLines.first?.suffix(60) ?? "")")
+                TestLog.verbose("HOSTILE | -o name of \(length) bytes | exit \(failed.status) | \(failed.stderrLines.first?.suffix(60) ?? "")")
             }
         }
         #expect(failures.isEmpty, "failed for names of \(failures) bytes")
@@ -102,7 +102,7 @@ import Testing
             let described = try #require(json["sheet"] as? [String: Any])
             if described["width"] as? Int != sheetWidth || described["height"] as? Int != sheetHeight {
                 mismatches += 1
-                print("HOSTILE | round \(round): sheet \(sheetWidth)×\(sheetHeight), manifest \(described["width"] ?? "?")×\(described["height"] ?? "?")")
+                TestLog.verbose("HOSTILE | round \(round): sheet \(sheetWidth)×\(sheetHeight), manifest \(described["width"] ?? "?")×\(described["height"] ?? "?")")
             }
         }
         #expect(mismatches == 0, "\(mismatches) of \(rounds) rounds left a sheet and a manifest of different runs")
@@ -139,7 +139,7 @@ private final class SharedResults: @unchecked Sendable {
         let out = folder.mkdir("out")
         writeRaw(Array((out + "/sheet.png").utf8), OutputTests.oldSheet)
         guard Self.chattr("+a", out) else {
-            print("HOSTILE | append-only folder | not tested here: chattr +a is not available (needs root and ext4-like attributes)")
+            TestLog.verbose("HOSTILE | append-only folder | not tested here: chattr +a is not available (needs root and ext4-like attributes)")
             return
         }
         defer { _ = Self.chattr("-a", out) }

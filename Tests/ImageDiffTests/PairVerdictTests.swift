@@ -8,7 +8,10 @@ import Testing
         var status: PairStatus
         var failed: Bool
         /// Findings and limits only: a passing run must not print the word of a failing status.
-        var testDescription: String { "\(findings) with \(limits)" }
+        var testDescription: String {
+            "\(findings) with limits \(limits.maxDiffPixels) px, ratio \(limits.maxDiffRatio), "
+                + "resize \(limits.allowResize ? "allowed" : "not allowed"), a missing side \(limits.failOnMissing ? "counts" : "is ignored")"
+        }
     }
 
     static let defaults = CompareLimits()

@@ -256,11 +256,11 @@ import Glibc
         #expect(missing.result.status == 2 && missing.review.isEmpty && missing.reportText.isEmpty)
         #expect(missing.result.errorLines == ["masonry: error: cannot read folder nowhere: No such file or directory"])
         for (arguments, message) in [
-            (["compare", "base"], "Error: Missing expected argument '<current>'"),
-            (["compare", "base", "base", "--threshold", "1.5"], "Error: Invalid value '1.5' for '--threshold <t>': must be from 0 to 1"),
-            (["compare", "base", "base", "--threshold", "-1"], "Error: Invalid value '-1' for '--threshold <t>': expected a number from 0 to 1"),
-            (["compare", "base", "base", "--max-diff-ratio", "x"], "Error: Invalid value 'x' for '--max-diff-ratio <r>': expected a number from 0 to 1"),
-            (["compare", "base", "base", "--columns", "3"], "Error: Unknown option '--columns'"),
+            (["compare", "base"], "masonry: error: missing expected argument '<current>'"),
+            (["compare", "base", "base", "--threshold", "1.5"], "masonry: error: invalid value '1.5' for '--threshold <t>': must be from 0 to 1"),
+            (["compare", "base", "base", "--threshold", "-1"], "masonry: error: invalid value '-1' for '--threshold <t>': expected a number from 0 to 1"),
+            (["compare", "base", "base", "--max-diff-ratio", "x"], "masonry: error: invalid value 'x' for '--max-diff-ratio <r>': expected a number from 0 to 1"),
+            (["compare", "base", "base", "--columns", "3"], "masonry: error: unknown option '--columns'"),
         ] {
             let result = try MasonryExecutable.run(arguments, in: folder.path)
             #expect(result.status == 64 && result.errorLines.first == message, "\(arguments): \(result.standardError)")

@@ -136,7 +136,7 @@ import TestSupport
         #expect(try manifest(folder, "a.json")["version"] as? Int == 1, "a one-page run keeps manifest version 1")
     }
 
-    @Test func badPageOptionsAreUsageErrors() throws {
+    @Test func badPageOptionsExitWithTheUsageStatus() throws {
         let folder = TemporaryFolder()
         _ = try Self.makeInputs(folder, count: 6)
         let outOfRange = try MasonryExecutable.run(["in", "-o", "x.png", "--page", "99", "--page-height", "400"] + Self.layout,

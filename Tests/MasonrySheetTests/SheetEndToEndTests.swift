@@ -100,10 +100,10 @@ import TestSupport
 
         let badOption = try MasonryExecutable.run(["mixed", "--columns", "zero"], in: folder.path)
         #expect(badOption.status == 64)
-        #expect(badOption.standardError.hasPrefix("Error: Invalid value 'zero' for '--columns <n>'"))
+        #expect(badOption.standardError.hasPrefix("masonry: error: invalid value 'zero' for '--columns <n>'"))
         #expect(badOption.standardError.contains("See 'masonry --help' for more information."))
         #expect(try MasonryExecutable.run(["--frobnicate", "mixed"], in: folder.path).status == 64)
-        #expect(try MasonryExecutable.run([], in: folder.path).standardError.contains("Missing expected argument '<input> ...'"))
+        #expect(try MasonryExecutable.run([], in: folder.path).standardError.contains("masonry: error: missing expected argument '<input> ...'"))
 
         let missing = try MasonryExecutable.run(["no-such-folder", "-o", "x.png"], in: folder.path)
         #expect(missing.status == 1)
@@ -243,7 +243,7 @@ enum Goldens {
         #expect(paths == ["in/sub/deeper/low.png", "in/sub/mid.png", "in/top.png"])
     }
 
-    @Test func aFileThatFailsAfterLayoutLeavesABackgroundHoleAndIsListedAsSkipped() throws {
+    @Test func aFileThatBreaksAfterLayoutLeavesABackgroundHoleAndIsListedAsSkipped() throws {
         let folder = TemporaryFolder()
         try makeImages(folder, ["1.png", "2.png"], side: 40)
         var bytes = try [UInt8](Data(contentsOf: folder.url.appendingPathComponent("2.png")))

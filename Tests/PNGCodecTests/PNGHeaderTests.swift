@@ -28,7 +28,7 @@ struct PNGHeaderTests {
             }
         } else {
             let error = #expect(throws: PNGError.self) { try PNGHeader(parsing: prefix) }
-            print("\(name): header rejected: \(error?.reason ?? "-")")
+            TestLog.verbose("\(name): header rejected: \(error?.reason ?? "-")")
             #expect(error?.reason.isEmpty == false)
             #expect(error?.kind == .malformed)
             #expect(throws: PNGError.self) { try PNGHeader(contentsOfFile: Fixtures.path("pngsuite/" + name)) }
@@ -42,7 +42,7 @@ struct PNGHeaderTests {
     static func expectRejected(_ bytes: [UInt8], _ what: String, sourceLocation: SourceLocation = #_sourceLocation) {
         let error = #expect(throws: PNGError.self, "\(what)", sourceLocation: sourceLocation) { try PNGHeader(parsing: bytes) }
         if let error {
-            print("\(what): \(error.kind): \(error.reason)")
+            TestLog.verbose("\(what): \(error.kind): \(error.reason)")
             #expect(!error.reason.isEmpty, "\(what): empty reason", sourceLocation: sourceLocation)
             #expect(error.kind == .malformed, "\(what): kind \(error.kind)", sourceLocation: sourceLocation)
         }
@@ -121,7 +121,7 @@ struct PNGHeaderTests {
     @Test func headerFromMissingOrSpecialFiles() {
         for path in ["/nonexistent/masonry.png", "/dev/null", "/tmp"] {
             let error = #expect(throws: PNGError.self, "\(path)") { try PNGHeader(contentsOfFile: path) }
-            print("\(path): \(error.map { "\($0.kind): \($0.reason)" } ?? "-")")
+            TestLog.verbose("\(path): \(error.map { "\($0.kind): \($0.reason)" } ?? "-")")
             #expect(error?.reason.isEmpty == false)
         }
     }

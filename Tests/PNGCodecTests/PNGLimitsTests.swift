@@ -53,7 +53,7 @@ struct PNGLimitsTests {
             }
         }
         let thrown = try #require(error, "a 50000×50000 image passed the default limit")
-        print("50000×50000: \(thrown.kind): \(thrown.reason); \(growth)")
+        TestLog.verbose("50000×50000: \(thrown.kind): \(thrown.reason); \(growth)")
         #expect(thrown.kind == .limitExceeded)
         #expect(Self.mentionsNumber(thrown.reason, 50000), "reason must name the size: \(thrown.reason)")
         #expect(Self.mentionsNumber(thrown.reason, 178_956_970), "reason must name the limit: \(thrown.reason)")
@@ -74,7 +74,7 @@ struct PNGLimitsTests {
         let png = PNGBytes.rgba8(width: 32, height: 32, pixels: pixels)
         #expect(try PNGDecoder.decodeRGBA(bytes: png, limits: PNGLimits(maxPixels: 1024)).pixels == pixels)
         let error = #expect(throws: PNGError.self) { try PNGDecoder(bytes: png, limits: PNGLimits(maxPixels: 1023)) }
-        print("32×32 with maxPixels 1023: \(error.map { "\($0.kind): \($0.reason)" } ?? "-")")
+        TestLog.verbose("32×32 with maxPixels 1023: \(error.map { "\($0.kind): \($0.reason)" } ?? "-")")
         #expect(error?.kind == .limitExceeded)
         #expect(error.map { Self.mentionsNumber($0.reason, 1023) } == true, "reason must name the limit")
         // The same limit applies to a real PngSuite file.
@@ -98,7 +98,7 @@ struct PNGLimitsTests {
         #expect(PNGLimits().refusal(width: Int(Int32.max), height: Int(Int32.max))?.kind == .limitExceeded)
     }
 
-    @Test func raisedLimitWithTinyIDATFailsAsTruncated() throws {
+    @Test func raisedLimitWithTinyIDATIsRefusedAsTruncated() throws {
         let bytes = Self.lyingImage(width: 50000, height: 50000, zeros: 1000)
         let limits = PNGLimits(maxPixels: 3_000_000_000)
         let ((outcome, stderrText), growth) = ProcessMemory.measuring {
@@ -115,7 +115,7 @@ struct PNGLimitsTests {
                 }
             }
         }
-        print("50000×50000 with raised limit, 1000 zero bytes of IDAT: \(outcome); \(growth)")
+        TestLog.verbose("50000×50000 with raised limit, 1000 zero bytes of IDAT: \(outcome); \(growth)")
         guard case .failure(let error) = outcome else {
             Issue.record("decoded \(outcome) rows from 1000 bytes of image data")
             return
@@ -135,7 +135,7 @@ struct PNGLimitsTests {
         let (error, growth) = ProcessMemory.measuring { () -> Error? in
             do { _ = try PNGDecoder.decodeRGBA(bytes: bytes); return nil } catch { return error }
         }
-        print("13000×13000 truncated, whole decode: \(error.map { "\($0)" } ?? "decoded"); \(growth)")
+        TestLog.verbose("13000×13000 truncated, whole decode: \(error.map { "\($0)" } ?? "decoded"); \(growth)")
         let thrown = try #require(error as? PNGError)
         #expect(thrown.kind == .malformed)
         #expect(growth.residentPeak < 64 * MiB, "\(growth)")
@@ -152,7 +152,7 @@ struct PNGLimitsTests {
                 return nil
             } catch { return error }
         }
-        print("50000×50000 with raised limit, whole decode: \(error.map { "\($0)" } ?? "decoded"); \(growth)")
+        TestLog.verbose("50000×50000 with raised limit, whole decode: \(error.map { "\($0)" } ?? "decoded"); \(growth)")
         let thrown = try #require(error as? PNGError)
         #expect(thrown.kind == .malformed)
         #expect(growth.residentPeak < 64 * MiB, "\(growth)")
@@ -181,7 +181,7 @@ struct PNGLimitsTests {
                 }
             }
         }
-        print("tEXt of 2^31-1 bytes \(place): \(outcome); \(growth)")
+        TestLog.verbose("tEXt of 2^31-1 bytes \(place): \(outcome); \(growth)")
         #expect(outcome == "decoded" || outcome.hasPrefix("failed"), "\(outcome)")
         #expect(stderrText.isEmpty, "stderr: \(stderrText)")
         #expect(growth.residentPeak < 64 * MiB, "\(growth)")

@@ -129,7 +129,7 @@ struct PNGSuiteDecodeTests {
             let image = try PNGDecoder.decodeRGBA(contentsOfFile: path)
             Issue.record("\(name) must be rejected but decoded to \(image.width)×\(image.height)")
         } catch let error as PNGError {
-            print("\(name): \(error.kind): \(error.reason)")
+            TestLog.verbose("\(name): \(error.kind): \(error.reason)")
             #expect(!error.reason.isEmpty, "\(name): empty reason")
             #expect(error.kind == .malformed, "\(name): kind \(error.kind), reason \(error.reason)")
         } catch {
@@ -141,7 +141,7 @@ struct PNGSuiteDecodeTests {
 
     struct Stop: Error, Equatable {}
 
-    @Test func readRowsPassesBodyErrorsThroughAndReadsOnce() throws {
+    @Test func readRowsPassesWhatTheBodyThrowsThroughAndReadsOnce() throws {
         let path = Fixtures.path("pngsuite/basn2c08.png")
         let decoder = try PNGDecoder(contentsOfFile: path)
         var seen = 0
@@ -170,7 +170,7 @@ struct PNGSuiteDecodeTests {
         if let png = try? PNGEncoder.encode(pixels: image.pixels, width: image.width, height: image.height, format: .rgba8) {
             try? Data(png).write(to: base.appendingPathExtension("actual.png"))
         }
-        print("wrote \(raw.path) (\(image.width)×\(image.height) RGBA8)")
+        TestLog.verbose("wrote \(raw.path) (\(image.width)×\(image.height) RGBA8)")
         return raw.path
     }
 }

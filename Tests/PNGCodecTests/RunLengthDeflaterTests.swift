@@ -204,7 +204,7 @@ struct RunLengthDeflaterTests {
         #expect(SHA256.hex(png) == "38c8cff93edcc6ca43d6cb95f8c0881500b22299300ea0e36c91370793e93d8f")
     }
 
-    @Test func writeErrorsReadLikeLibpngs() throws {
+    @Test func writeProblemsReadLikeLibpngs() throws {
         let readOnly = open("/dev/null", O_RDONLY)
         try #require(readOnly >= 0)
         defer { close(readOnly) }

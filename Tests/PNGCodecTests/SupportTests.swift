@@ -90,7 +90,7 @@ struct ProcessProbeTests {
             for i in stride(from: 0, to: buffer.count, by: 4096) { buffer[i] = UInt8(truncatingIfNeeded: i) }
             return buffer.reduce(0) { $0 &+ Int($1) }
         }
-        print("32 MiB touched: \(growth); VmPeak \(ProcessMemory.status("VmPeak") / MiB) MiB, VmHWM \(ProcessMemory.status("VmHWM") / MiB) MiB")
+        TestLog.verbose("32 MiB touched: \(growth); VmPeak \(ProcessMemory.status("VmPeak") / MiB) MiB, VmHWM \(ProcessMemory.status("VmHWM") / MiB) MiB")
         #expect(growth.residentPeak >= 30 * MiB, "\(growth)")
     }
 
@@ -105,7 +105,7 @@ struct ProcessProbeTests {
             buffer.deallocate()
             return true
         }
-        print("\(size / MiB) MiB reserved: \(growth)")
+        TestLog.verbose("\(size / MiB) MiB reserved: \(growth)")
         #expect(growth.virtualPeak >= 128 * MiB, "\(growth)")
         #expect(growth.residentPeak < 16 * MiB, "\(growth)")
     }
