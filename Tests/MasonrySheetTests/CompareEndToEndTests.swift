@@ -219,7 +219,7 @@ import Glibc
         #expect(bytes[0] == bytes[1] && bytes[1] == bytes[2], "review pages differ across --jobs 1/2/3")
     }
 
-    @Test func optionsDecideWhatFails() throws {
+    @Test func optionsDecideWhichPairsPass() throws {
         let folder = TemporaryFolder()
         try Self.makeSuite(in: folder)
         let strict = try Self.compare(["--threshold", "0"], in: folder)
@@ -249,7 +249,7 @@ import Glibc
         #expect(quiet.result.status == 0 && quiet.result.standardError.isEmpty)
     }
 
-    @Test func troubleAndUsageErrors() throws {
+    @Test func missingFoldersAndBadOptionsGetTheirStatuses() throws {
         let folder = TemporaryFolder()
         try FileManager.default.createDirectory(atPath: folder.file("base"), withIntermediateDirectories: true)
         let missing = try Self.compare([], in: folder, base: "base", current: "nowhere")

@@ -40,7 +40,7 @@ import TestSupport
         #expect(try puller.next() == nil)
     }
 
-    @Test func rethrowsTheProducersErrorAfterItsRows() throws {
+    @Test func throwsWhatTheProducerThrowsAfterItsRows() throws {
         let producer = Producer(count: 10, width: 8, failAt: 6)
         let puller = RowPuller(rowBytes: 8) { try producer.run($0) }
         var rows = 0
