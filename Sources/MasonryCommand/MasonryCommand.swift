@@ -1,5 +1,6 @@
 import Foundation
 import MasonrySheet
+import Synchronization
 #if canImport(Glibc)
 @preconcurrency import Glibc
 #endif
@@ -128,14 +129,17 @@ public struct Terminal: Sendable {
 
 /// A one-line progress bar on stderr: images done/total, rate, time left.
 /// Redrawn at most ten times a second; other lines are printed above it.
-final class ProgressBar: @unchecked Sendable {
-    // @unchecked Sendable: all state is touched only while holding `lock`.
-    private let lock = NSLock()
+final class ProgressBar: Sendable {
+    /// What the bar last did: when it started and drew, and whether it is on screen.
+    private struct State {
+        var start = DispatchTime.now().uptimeNanoseconds
+        var lastDraw: UInt64 = 0
+        var visible = false
+    }
+
+    private let state = Mutex(State())
     private let output: Terminal
     private let enabled: Bool
-    private var start = DispatchTime.now()
-    private var lastDraw: UInt64 = 0
-    private var visible = false
 
     init(output: Terminal, enabled: Bool) {
         self.output = output
@@ -143,17 +147,17 @@ final class ProgressBar: @unchecked Sendable {
     }
 
     func start(total: Int) {
-        lock.withLock { start = DispatchTime.now() }
+        state.withLock { $0.start = DispatchTime.now().uptimeNanoseconds }
         update(done: 0, total: total)
     }
 
     func update(done: Int, total: Int) {
         guard enabled else { return }
-        lock.withLock {
+        state.withLock { state in
             let now = DispatchTime.now().uptimeNanoseconds
-            guard done == total || now - lastDraw > 100_000_000 else { return }
-            lastDraw = now
-            let elapsed = Double(now - start.uptimeNanoseconds) / 1e9
+            guard done == total || now - state.lastDraw > 100_000_000 else { return }
+            state.lastDraw = now
+            let elapsed = Double(now - state.start) / 1e9
             let rate = elapsed > 0 ? Double(done) / elapsed : 0
             let left = rate > 0 ? Double(total - done) / rate : 0
             let width = 30
@@ -161,21 +165,21 @@ final class ProgressBar: @unchecked Sendable {
             let bar = String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled)
             output.standardError(String(format: "\r\u{1B}[K[%@] %d/%d images  %.1f/s  %@ left", bar, done, total, rate,
                                         Self.duration(left)))
-            visible = true
+            state.visible = true
         }
     }
 
     func printLine(_ line: String) {
-        lock.withLock {
-            output.standardError((visible ? "\r\u{1B}[K" : "") + line + "\n")
-            visible = false
+        state.withLock { state in
+            output.standardError((state.visible ? "\r\u{1B}[K" : "") + line + "\n")
+            state.visible = false
         }
     }
 
     func finish() {
-        lock.withLock {
-            if visible { output.standardError("\r\u{1B}[K") }
-            visible = false
+        state.withLock { state in
+            if state.visible { output.standardError("\r\u{1B}[K") }
+            state.visible = false
         }
     }
 

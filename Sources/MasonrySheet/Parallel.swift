@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import Synchronization
 
 /// Runs `body(i)` for every i in 0..<count on up to `jobs` threads and
 /// returns the results in index order (so the output never depends on the
@@ -22,14 +23,12 @@ func parallelMap<Result: Sendable>(count: Int, jobs: Int, _ body: @escaping @Sen
 }
 
 /// Hands out consecutive index ranges to threads.
-final class WorkCounter: @unchecked Sendable {
-    // @unchecked Sendable: `next` is only touched while holding `lock`.
-    private let lock = NSLock()
-    private var next = 0
+final class WorkCounter: Sendable {
+    private let next = Mutex(0)
 
     /// The next `size` indices below `count`, or nil when none are left.
     func claim(_ size: Int, of count: Int) -> Range<Int>? {
-        lock.withLock {
+        next.withLock { next in
             guard next < count else { return nil }
             let range = next ..< min(count, next + size)
             next = range.upperBound

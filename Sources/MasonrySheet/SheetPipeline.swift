@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import GalleryPage
 import MasonryLayout
 import PNGCodec
@@ -245,10 +246,8 @@ public enum SheetPipeline {
 }
 
 /// Counts finished tiles across worker threads and reports progress.
-final class ProgressCounter: @unchecked Sendable {
-    // @unchecked Sendable: `done` is only touched while holding `lock`.
-    private let lock = NSLock()
-    private var done = 0
+final class ProgressCounter: Sendable {
+    private let done = Mutex(0)
     private let total: Int
     private let events: @Sendable (SheetEvent) -> Void
 
@@ -258,7 +257,10 @@ final class ProgressCounter: @unchecked Sendable {
     }
 
     func increment() {
-        let now = lock.withLock { done += 1; return done }
+        let now = done.withLock { done in
+            done += 1
+            return done
+        }
         events(.progress(done: now, total: total))
     }
 }
