@@ -33,6 +33,12 @@ let package = Package(
             pkgConfig: "zlib",
             providers: [.apt(["zlib1g-dev"])]
         ),
+        // libdeflate from Debian (libdeflate-dev): fast whole-buffer inflate, vector Adler-32/CRC-32.
+        .systemLibrary(
+            name: "CLibDeflate",
+            pkgConfig: "libdeflate",
+            providers: [.apt(["libdeflate-dev"])]
+        ),
         // The only code that calls libpng: owns every setjmp.
         .target(name: "CPNGBridge", dependencies: ["CLibPNG"]),
         .target(name: "PNGCodec", dependencies: ["CPNGBridge", "CZlib"]),
