@@ -41,7 +41,9 @@ let package = Package(
         ),
         // The only code that calls libpng: owns every setjmp.
         .target(name: "CPNGBridge", dependencies: ["CLibPNG"]),
-        .target(name: "PNGCodec", dependencies: ["CPNGBridge", "CZlib"]),
+        // The fast whole-image decoder for plain PNGs (libdeflate, SSE2); no libpng.
+        .target(name: "CPNGFastDecode", dependencies: ["CLibDeflate"]),
+        .target(name: "PNGCodec", dependencies: ["CPNGBridge", "CPNGFastDecode", "CLibDeflate", "CZlib"]),
         .target(name: "MasonryLayout"),
         .target(name: "Raster", swiftSettings: rasterSettings),
         .target(name: "MasonrySheet", dependencies: ["PNGCodec", "MasonryLayout", "Raster"]),
