@@ -22,7 +22,7 @@ struct mfast_image {
     uint32_t width, height, next;
     int bit_depth, color_type, bpp, channels, has_trns;
     uint16_t trns[3];      // grey or RGB tRNS value, at the image's bit depth
-    uint8_t palette[256 * 4];   // RGBA; entries past PLTE are black, past tRNS opaque (as libpng)
+    uint8_t palette[256 * 4];   // RGBA; entries past PLTE are opaque black, past tRNS opaque (as libpng)
 };
 
 static uint32_t be32(const uint8_t *p) {
@@ -106,10 +106,9 @@ static int64_t walk_chunks(const uint8_t *bytes, size_t count, uint8_t *idat, co
             if (length == 0 || length % 3 != 0 || length / 3 > (1u << m->bit_depth)) return -1;
             seen_plte = 1;
             palette_count = (int)(length / 3);
-            for (int i = 0; i < palette_count; i++) {
-                memcpy(m->palette + 4 * i, data + 3 * i, 3);
-                m->palette[4 * i + 3] = 0xff;
-            }
+            // Indices past the palette are opaque black, as libpng's zeroed 256-entry palette gives.
+            for (int i = 0; i < 256; i++) m->palette[4 * i + 3] = 0xff;
+            for (int i = 0; i < palette_count; i++) memcpy(m->palette + 4 * i, data + 3 * i, 3);
         } else if (type == CHUNK('t', 'R', 'N', 'S')) {
             if (idat_state != 0 || seen_trns) return -1;
             seen_trns = 1;
