@@ -1,4 +1,4 @@
-import CZlib
+import CLibDeflate
 
 /// A zlib stream (RFC 1950 around RFC 1951 deflate) compressor made for filtered
 /// PNG rows, in bounded memory.
@@ -34,7 +34,7 @@ final class RunLengthDeflater {
     private let laneCounts: UnsafeMutablePointer<UInt32>
     private let output: UnsafeMutablePointer<UInt8>
     private var bits: DeflateBitWriter
-    private var adler: UInt = 1
+    private var adler: UInt32 = 1
 
     /// Starts a stream; the zlib header is written with the first block.
     init(bytesPerPixel: Int, blockBytes: Int = 1 << 16) {
@@ -73,7 +73,7 @@ final class RunLengthDeflater {
             if inputCount == blockBytes { try writeBlock(isFinal: false, to: sink) }
             let piece = min(blockBytes - inputCount, remaining)
             (input + Self.history + inputCount).update(from: source, count: piece)
-            adler = adler32(adler, source, UInt32(piece))
+            adler = libdeflate_adler32(adler, source, piece)
             inputCount += piece
             source += piece
             remaining -= piece
@@ -84,7 +84,7 @@ final class RunLengthDeflater {
     func finish(to sink: (UnsafeBufferPointer<UInt8>) throws(PNGError) -> Void) throws(PNGError) {
         try writeBlock(isFinal: true, to: sink)
         bits.alignToByte()
-        for shift in stride(from: 24, through: 0, by: -8) { bits.write(UInt64(adler >> UInt(shift) & 0xFF), bitCount: 8) }
+        for shift in stride(from: 24, through: 0, by: -8) { bits.write(UInt64(adler >> UInt32(shift) & 0xFF), bitCount: 8) }
         try drainOutput(to: sink)
     }
 

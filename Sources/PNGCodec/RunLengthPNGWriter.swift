@@ -1,4 +1,4 @@
-import CZlib
+import CLibDeflate
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -88,15 +88,15 @@ final class RunLengthPNGWriter {
     private func writeImageDataChunk() throws(PNGError) {
         guard chunkDataCount > 0 else { return }
         Self.storeBigEndian(UInt32(chunkDataCount), at: chunk)
-        Self.storeBigEndian(UInt32(crc32(0, chunk + 4, UInt32(4 + chunkDataCount))), at: chunk + 8 + chunkDataCount)
+        Self.storeBigEndian(libdeflate_crc32(0, chunk + 4, 4 + chunkDataCount), at: chunk + 8 + chunkDataCount)
         try write(UnsafeBufferPointer(start: chunk, count: 12 + chunkDataCount))
         chunkDataCount = 0
     }
 
     private static func chunk(type: UInt32, data: [UInt8]) -> [UInt8] {
         let typeAndData = bigEndianBytes(type) + data
-        let crc = typeAndData.withUnsafeBufferPointer { crc32(0, $0.baseAddress, UInt32($0.count)) }
-        return bigEndianBytes(UInt32(data.count)) + typeAndData + bigEndianBytes(UInt32(crc))
+        let crc = typeAndData.withUnsafeBufferPointer { libdeflate_crc32(0, $0.baseAddress, $0.count) }
+        return bigEndianBytes(UInt32(data.count)) + typeAndData + bigEndianBytes(crc)
     }
 
     private static func bigEndianBytes(_ value: UInt32) -> [UInt8] {
