@@ -371,8 +371,18 @@ mfast_image *mfast_decode_memory(const uint8_t *bytes, size_t count, const mfast
     return m;
 }
 
+/// True when the IHDR at the start of a file (33 bytes) describes image data within the
+/// budget: an image that is too big is declined before the file is read.
+static int header_fits_budget(const uint8_t *start, uint64_t budget) {
+    uint64_t width = be32(start + 16), height = be32(start + 20);
+    uint64_t row = (width * (uint64_t)(samples_per_pixel(start[25]) * start[24]) + 7) / 8;
+    return height <= budget / (row + 1);
+}
+
 mfast_image *mfast_decode_fd(int fd, uint64_t size, const mfast_options *o, mfast_info *info) {
-    if (size > o->budget || size < 8) return NULL;
+    if (size > o->budget || size < 33) return NULL;
+    uint8_t start[33];
+    if (pread(fd, start, sizeof start, 0) != (ssize_t)sizeof start || !header_fits_budget(start, o->budget)) return NULL;
     uint8_t *bytes = malloc((size_t)size);
     if (bytes == NULL) return NULL;
     size_t done = 0;
