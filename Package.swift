@@ -38,9 +38,17 @@ let package = Package(
             pkgConfig: "zlib",
             providers: [.apt(["zlib1g-dev"])]
         ),
+        // libdeflate from Debian (libdeflate-dev): fast whole-buffer inflate, vector Adler-32/CRC-32.
+        .systemLibrary(
+            name: "CLibDeflate",
+            pkgConfig: "libdeflate",
+            providers: [.apt(["libdeflate-dev"])]
+        ),
         // The only code that calls libpng: owns every setjmp.
         .target(name: "CPNGBridge", dependencies: ["CLibPNG"]),
-        .target(name: "PNGCodec", dependencies: ["CPNGBridge", "CZlib"]),
+        // The fast whole-image decoder for plain PNGs (libdeflate, SSE2); no libpng.
+        .target(name: "CPNGFastDecode", dependencies: ["CLibDeflate"]),
+        .target(name: "PNGCodec", dependencies: ["CPNGBridge", "CPNGFastDecode", "CLibDeflate", "CZlib"]),
         // libjpeg-turbo from Debian (libjpeg62-turbo-dev).
         .systemLibrary(
             name: "CLibJPEG",

@@ -1,4 +1,5 @@
 import CPNGBridge
+import CPNGFastDecode
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -13,15 +14,21 @@ public struct PNGLimits: Sendable, Hashable {
     public var maxWidth: Int
     /// The most bytes libpng may allocate for any one ancillary chunk.
     public var maxChunkBytes: Int
+    /// The most bytes of filtered image data (height × (row bytes + 1)), and of file, the
+    /// fast decode path holds at once; larger files stream through libpng. A decoder's
+    /// peak memory on the fast path is at most twice this (file and image data).
+    public var fastDecodeBudget: Int
 
     public static let defaultMaxPixels = 178_956_970
     public static let defaultMaxWidth = 1 << 20
+    public static let defaultFastDecodeBudget = 32 << 20
 
     public init(maxPixels: Int = PNGLimits.defaultMaxPixels, maxWidth: Int = PNGLimits.defaultMaxWidth,
-                maxChunkBytes: Int = 4 << 20) {
+                maxChunkBytes: Int = 4 << 20, fastDecodeBudget: Int = PNGLimits.defaultFastDecodeBudget) {
         self.maxPixels = maxPixels
         self.maxWidth = maxWidth
         self.maxChunkBytes = maxChunkBytes
+        self.fastDecodeBudget = fastDecodeBudget
     }
 
     /// Why an image of this size is refused, or nil when it is within the limits.
@@ -43,48 +50,89 @@ public struct DecodedImage: Sendable, Equatable {
     public let pixels: [UInt8]
 }
 
+/// Which decoder reads a file's pixels.
+public enum PNGDecodeRoute: Sendable, Hashable {
+    /// The fast whole-image path (CPNGFastDecode) for a plain non-interlaced file whose
+    /// filtered image fits `PNGLimits.fastDecodeBudget`; libpng for everything else,
+    /// including every file the fast path finds anything unusual or wrong in.
+    case automatic
+    /// libpng alone: the reference the fast path is tested against, and the benchmark's floor.
+    case libpngOnly
+}
+
 /// A row-streaming decoder from any PNG to 8-bit straight-alpha RGBA (or, when asked
 /// for compact rows, to 8-bit RGB or grey for an image without alpha or tRNS).
 ///
 /// Palette and tRNS are expanded, low bit depths scaled up, 16-bit samples
 /// scaled down with rounding, grey replicated. gAMA, cHRM, sRGB and iCCP are
 /// not applied, and every ancillary chunk but tRNS is skipped unread.
-/// Non-interlaced images are delivered one row at a time without ever holding
-/// the whole image; Adam7 images are buffered whole (within the pixel limit).
+/// A plain non-interlaced file whose filtered image fits `PNGLimits.fastDecodeBudget`
+/// is inflated whole by libdeflate and unfiltered with vector code (`PNGDecodeRoute`);
+/// any other is read by libpng, non-interlaced images one row at a time without ever
+/// holding the whole image, Adam7 images buffered whole (within the pixel limit).
+/// Both give identical rows; every error reason comes from libpng.
 /// The size limit is checked from IHDR before any pixel memory is allocated.
 public final class PNGDecoder {
-    /// The header as libpng read it.
+    /// The header as read from IHDR.
     public let header: PNGHeader
     /// True when the image has neither an alpha channel nor tRNS: every decoded alpha is 255.
     public let isOpaque: Bool
     /// The layout of the delivered rows: always `.rgba8` unless compact rows were asked for.
     public let rowFormat: PNGPixelFormat
+    /// True when the fast path decodes this file (false: libpng does).
+    public var usesFastPath: Bool {
+        if case .fast = backend { true } else { false }
+    }
     /// A problem found after every row was delivered (for example a missing
     /// IEND, or an ancillary chunk dropped for its bad CRC): the picture is
     /// complete, but the file is not.
     public private(set) var trailingProblem: PNGError?
 
-    private let bridge: OpaquePointer
+    /// Who delivers the rows.
+    private enum Backend {
+        /// CPNGBridge (libpng), streaming.
+        case libpng(OpaquePointer)
+        /// CPNGFastDecode: the image is already inflated.
+        case fast(OpaquePointer)
+    }
+
+    private let backend: Backend
     private let source: Any
     private var consumed = false
 
     /// Decodes the regular file at `path`.
-    public convenience init(contentsOfFile path: String, limits: PNGLimits = .init()) throws(PNGError) {
-        try self.init(file: InputFile(path: path), limits: limits)
+    public convenience init(contentsOfFile path: String, limits: PNGLimits = .init(),
+                            route: PNGDecodeRoute = .automatic) throws(PNGError) {
+        try self.init(file: InputFile(path: path), limits: limits, route: route)
     }
 
     /// Decodes an already opened file (see `InputFile`). With `compactOpaqueRows`, an image
     /// without alpha or tRNS is delivered as `.rgb8` (grey images as `.grey8`): the same
-    /// colours without libpng's pass that adds a constant alpha (8-25 % of the decode).
-    public convenience init(file: InputFile, limits: PNGLimits = .init(), compactOpaqueRows: Bool = false) throws(PNGError) {
+    /// colours without the pass that adds a constant alpha (8-25 % of a libpng decode).
+    public convenience init(file: InputFile, limits: PNGLimits = .init(), compactOpaqueRows: Bool = false,
+                            route: PNGDecodeRoute = .automatic) throws(PNGError) {
+        var info = mfast_info()
+        var options = Self.fastOptions(limits, compactOpaqueRows)
+        if route == .automatic, let fast = mfast_decode_fd(file.descriptor, UInt64(max(file.size, 0)), &options, &info) {
+            self.init(fast: fast, info: info, keeping: file)
+            return
+        }
         guard let bridge = mpng_decoder_create_fd(file.descriptor) else {
             throw PNGError(.io, "out of memory")
         }
         try self.init(bridge: bridge, keeping: file, limits: limits, compactOpaqueRows: compactOpaqueRows)
     }
 
-    /// Decodes a PNG held in memory (`compactOpaqueRows`: see `init(file:limits:compactOpaqueRows:)`).
-    public convenience init(bytes: [UInt8], limits: PNGLimits = .init(), compactOpaqueRows: Bool = false) throws(PNGError) {
+    /// Decodes a PNG held in memory (`compactOpaqueRows`: see `init(file:limits:compactOpaqueRows:route:)`).
+    public convenience init(bytes: [UInt8], limits: PNGLimits = .init(), compactOpaqueRows: Bool = false,
+                            route: PNGDecodeRoute = .automatic) throws(PNGError) {
+        var info = mfast_info()
+        var options = Self.fastOptions(limits, compactOpaqueRows)
+        if route == .automatic,
+           let fast = bytes.withUnsafeBufferPointer({ mfast_decode_memory($0.baseAddress, $0.count, &options, &info) }) {
+            self.init(fast: fast, info: info, keeping: ())
+            return
+        }
         let storage = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: max(bytes.count, 1))
         _ = storage.initialize(from: bytes)
         guard let bridge = mpng_decoder_create_memory(storage.baseAddress, bytes.count) else {
@@ -94,12 +142,29 @@ public final class PNGDecoder {
         try self.init(bridge: bridge, keeping: OwnedBytes(storage), limits: limits, compactOpaqueRows: compactOpaqueRows)
     }
 
+    private static func fastOptions(_ limits: PNGLimits, _ compact: Bool) -> mfast_options {
+        mfast_options(max_pixels: UInt64(max(limits.maxPixels, 0)), max_width: UInt64(max(limits.maxWidth, 0)),
+                      max_chunk_bytes: UInt64(max(limits.maxChunkBytes, 0)),
+                      budget: UInt64(max(limits.fastDecodeBudget, 0)), compact: compact ? 1 : 0)
+    }
+
+    private init(fast: OpaquePointer, info: mfast_info, keeping source: Any) {
+        backend = .fast(fast)
+        self.source = source
+        isOpaque = info.has_transparency == 0
+        rowFormat = Self.format(channels: info.channels)
+        // The fast path accepts only valid colour types.
+        header = PNGHeader(width: Int(info.width), height: Int(info.height), bitDepth: Int(info.bit_depth),
+                           colorType: PNGColorType(rawValue: UInt8(info.color_type)) ?? .rgba, isInterlaced: false)
+    }
+
     private init(bridge: OpaquePointer, keeping source: Any, limits: PNGLimits, compactOpaqueRows: Bool) throws(PNGError) {
-        self.bridge = bridge
+        backend = .libpng(bridge)
         self.source = source
         var info = mpng_image_info()
         let status = mpng_decoder_start(bridge, UInt64(max(limits.maxPixels, 0)), UInt64(max(limits.maxWidth, 0)),
                                         max(limits.maxChunkBytes, 0), compactOpaqueRows ? 1 : 0, &info)
+        // A throwing init never reaches deinit: the bridge is destroyed here.
         if status != MPNG_OK {
             let error = Self.error(status, bridge)
             mpng_decoder_destroy(bridge)
@@ -110,16 +175,25 @@ public final class PNGDecoder {
             throw PNGError(.malformed, "invalid colour type \(info.color_type)")
         }
         isOpaque = info.has_transparency == 0
-        rowFormat = switch info.channels {
-        case 1: .grey8
-        case 3: .rgb8
-        default: .rgba8
-        }
+        rowFormat = Self.format(channels: info.channels)
         header = PNGHeader(width: Int(info.width), height: Int(info.height), bitDepth: Int(info.bit_depth),
                            colorType: colorType, isInterlaced: info.interlaced != 0)
     }
 
-    deinit { mpng_decoder_destroy(bridge) }
+    private static func format(channels: Int32) -> PNGPixelFormat {
+        switch channels {
+        case 1: .grey8
+        case 3: .rgb8
+        default: .rgba8
+        }
+    }
+
+    deinit {
+        switch backend {
+        case .libpng(let bridge): mpng_decoder_destroy(bridge)
+        case .fast(let image): mfast_destroy(image)
+        }
+    }
 
     /// Delivers every row, top to bottom, in `rowFormat` (`width * channels` bytes). The
     /// buffer is reused between calls. Throws `PNGError` for a bad file, or
@@ -128,6 +202,16 @@ public final class PNGDecoder {
         guard !consumed else { throw PNGError(.unsupported, "rows were already read") }
         consumed = true
         let rowBytes = header.width * rowFormat.channels
+        let bridge: OpaquePointer
+        switch backend {
+        case .fast(let image):
+            for y in 0..<header.height {
+                try body(y, UnsafeBufferPointer(start: mfast_next_row(image), count: rowBytes))
+            }
+            return
+        case .libpng(let libpng):
+            bridge = libpng
+        }
         if header.isInterlaced {
             // malloc rather than `allocate`: with a raised pixel limit the
             // whole image can be gigabytes, and a failed `allocate` traps;
@@ -139,7 +223,7 @@ public final class PNGDecoder {
             defer { free(memory) }
             let image = UnsafeMutableBufferPointer(start: memory.assumingMemoryBound(to: UInt8.self), count: total)
             var rows = (0..<header.height).map { Optional(image.baseAddress! + $0 * rowBytes) }
-            try check(mpng_decoder_read_image(bridge, &rows))
+            try check(mpng_decoder_read_image(bridge, &rows), bridge)
             for y in 0..<header.height {
                 try body(y, UnsafeBufferPointer(rebasing: image[y * rowBytes ..< (y + 1) * rowBytes]))
             }
@@ -147,7 +231,7 @@ public final class PNGDecoder {
             let row = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: rowBytes)
             defer { row.deallocate() }
             for y in 0..<header.height {
-                try check(mpng_decoder_read_row(bridge, row.baseAddress))
+                try check(mpng_decoder_read_row(bridge, row.baseAddress), bridge)
                 try body(y, UnsafeBufferPointer(row))
             }
         }
@@ -162,13 +246,15 @@ public final class PNGDecoder {
     }
 
     /// Decodes a whole in-memory PNG.
-    public static func decodeRGBA(bytes: [UInt8], limits: PNGLimits = .init()) throws -> DecodedImage {
-        try PNGDecoder(bytes: bytes, limits: limits).decodeAll()
+    public static func decodeRGBA(bytes: [UInt8], limits: PNGLimits = .init(),
+                                  route: PNGDecodeRoute = .automatic) throws -> DecodedImage {
+        try PNGDecoder(bytes: bytes, limits: limits, route: route).decodeAll()
     }
 
     /// Decodes a whole PNG file.
-    public static func decodeRGBA(contentsOfFile path: String, limits: PNGLimits = .init()) throws -> DecodedImage {
-        try PNGDecoder(contentsOfFile: path, limits: limits).decodeAll()
+    public static func decodeRGBA(contentsOfFile path: String, limits: PNGLimits = .init(),
+                                  route: PNGDecodeRoute = .automatic) throws -> DecodedImage {
+        try PNGDecoder(contentsOfFile: path, limits: limits, route: route).decodeAll()
     }
 
     private func decodeAll() throws -> DecodedImage {
@@ -180,7 +266,7 @@ public final class PNGDecoder {
         return DecodedImage(width: header.width, height: header.height, pixels: pixels)
     }
 
-    private func check(_ status: mpng_status) throws(PNGError) {
+    private func check(_ status: mpng_status, _ bridge: OpaquePointer) throws(PNGError) {
         if status != MPNG_OK { throw Self.error(status, bridge) }
     }
 

@@ -113,15 +113,21 @@ public final class PNGEncoder {
         case runLength(RunLengthPNGWriter)
     }
 
-    /// Starts a PNG on an open file descriptor (not closed by the encoder).
+    /// The worker count encoders use unless told otherwise: one per online processor.
+    public static let defaultWorkers = max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN)))
+
+    /// Starts a PNG on an open file descriptor (not closed by the encoder). With Masonry's
+    /// own compressor, `workers` groups of rows are deflated at once on other threads
+    /// (the bytes do not depend on it); zlib through libpng always uses one.
     public convenience init(fileDescriptor: Int32, width: Int, height: Int, format: PNGPixelFormat,
-                            settings: PNGEncodingSettings = .default) throws(PNGError) {
+                            settings: PNGEncodingSettings = .default,
+                            workers: Int = PNGEncoder.defaultWorkers) throws(PNGError) {
         try self.init(destination: .fileDescriptor(fileDescriptor), width: width, height: height, format: format,
-                      settings: settings)
+                      settings: settings, workers: workers)
     }
 
     private init(destination: RunLengthPNGWriter.Destination, width: Int, height: Int, format: PNGPixelFormat,
-                 settings: PNGEncodingSettings) throws(PNGError) {
+                 settings: PNGEncodingSettings, workers: Int) throws(PNGError) {
         self.width = width
         self.height = height
         self.format = format
@@ -131,7 +137,7 @@ public final class PNGEncoder {
         switch settings.compressor {
         case .masonryRLE:
             backend = .runLength(try RunLengthPNGWriter(destination: destination, width: width, height: height,
-                                                        format: format, filter: settings.filter))
+                                                        format: format, filter: settings.filter, workers: workers))
         case .zlib(let level, let strategy):
             guard (0...9).contains(level) else {
                 throw PNGError(.unsupported, "compression level \(level) is not in 0...9")
@@ -176,11 +182,13 @@ public final class PNGEncoder {
 
     /// Encodes a whole image held in memory (`width * height * channels` bytes).
     public static func encode(pixels: [UInt8], width: Int, height: Int, format: PNGPixelFormat,
-                              settings: PNGEncodingSettings = .default) throws(PNGError) -> [UInt8] {
+                              settings: PNGEncodingSettings = .default,
+                              workers: Int = PNGEncoder.defaultWorkers) throws(PNGError) -> [UInt8] {
         guard pixels.count == width * height * format.channels else {
             throw PNGError(.unsupported, "expected \(width * height * format.channels) bytes, got \(pixels.count)")
         }
-        let encoder = try PNGEncoder(destination: .memory, width: width, height: height, format: format, settings: settings)
+        let encoder = try PNGEncoder(destination: .memory, width: width, height: height, format: format,
+                                     settings: settings, workers: workers)
         let rowBytes = width * format.channels
         try pixels.withUnsafeBufferPointer { (all) throws(PNGError) in
             for y in 0..<height {

@@ -1,3 +1,4 @@
+import CLibDeflate
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -38,7 +39,7 @@ public struct PNGHeader: Sendable, Hashable {
         guard u32(8) == 13, Array(bytes[12..<16]) == Array("IHDR".utf8) else {
             throw PNGError(.malformed, "first chunk is not IHDR")
         }
-        guard CRC32.checksum(bytes[12..<29]) == u32(29) else {
+        guard bytes.withUnsafeBufferPointer({ libdeflate_crc32(0, $0.baseAddress! + 12, 17) }) == u32(29) else {
             throw PNGError(.malformed, "bad CRC in IHDR chunk")
         }
         let width = u32(16), height = u32(20)
@@ -81,19 +82,4 @@ public struct PNGHeader: Sendable, Hashable {
 
     /// Width × height, as the pixel limit counts it.
     public var pixelCount: Int { width * height }
-}
-
-/// CRC-32 (ISO 3309, as PNG chunks use it), table driven.
-enum CRC32 {
-    private static let table: [UInt32] = (0..<256).map { n in
-        var c = UInt32(n)
-        for _ in 0..<8 { c = c & 1 == 1 ? 0xEDB8_8320 ^ (c >> 1) : c >> 1 }
-        return c
-    }
-
-    static func checksum(_ bytes: some Sequence<UInt8>) -> UInt32 {
-        var crc: UInt32 = 0xFFFF_FFFF
-        for byte in bytes { crc = table[Int((crc ^ UInt32(byte)) & 0xFF)] ^ (crc >> 8) }
-        return crc ^ 0xFFFF_FFFF
-    }
 }

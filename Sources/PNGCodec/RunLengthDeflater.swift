@@ -1,7 +1,7 @@
-import CZlib
-
-/// A zlib stream (RFC 1950 around RFC 1951 deflate) compressor made for filtered
-/// PNG rows, in bounded memory.
+/// A raw deflate (RFC 1951) compressor made for filtered PNG rows, in bounded memory.
+/// It writes one self-contained segment of a stream: nothing in it refers to bytes
+/// before it, and it ends on a byte boundary, so segments compressed independently
+/// (on different threads) join into one stream (see `RunLengthPNGWriter`).
 ///
 /// Like zlib's `Z_RLE` strategy it looks only for runs: at each byte a repeat of the
 /// previous byte (distance 1) or of the previous pixel (distance `bytesPerPixel`),
@@ -34,9 +34,8 @@ final class RunLengthDeflater {
     private let laneCounts: UnsafeMutablePointer<UInt32>
     private let output: UnsafeMutablePointer<UInt8>
     private var bits: DeflateBitWriter
-    private var adler: UInt = 1
 
-    /// Starts a stream; the zlib header is written with the first block.
+    /// Starts a segment.
     init(bytesPerPixel: Int, blockBytes: Int = 1 << 16) {
         precondition((1...DeflateSymbol.maxDistance).contains(bytesPerPixel) && blockBytes >= 16)
         self.bytesPerPixel = bytesPerPixel
@@ -52,8 +51,6 @@ final class RunLengthDeflater {
         output = .allocate(capacity: outputCapacity)
         output.initialize(repeating: 0, count: outputCapacity)
         bits = DeflateBitWriter(at: output)
-        bits.write(0x78, bitCount: 8)  // CMF: deflate, 32 KiB window
-        bits.write(0x01, bitCount: 8)  // FLG: fastest compression, no dictionary; 0x7801 % 31 == 0
     }
 
     deinit {
@@ -64,33 +61,47 @@ final class RunLengthDeflater {
         output.deallocate()
     }
 
+    /// Starts the next segment, as if newly made.
+    func reset() {
+        inputCount = 0
+        isFirstBlock = true
+        bits = DeflateBitWriter(at: output)
+    }
+
     /// Compresses `bytes`, handing finished output to `sink` (whenever a block fills).
-    func append(_ bytes: UnsafeBufferPointer<UInt8>,
-                to sink: (UnsafeBufferPointer<UInt8>) throws(PNGError) -> Void) throws(PNGError) {
+    func append<Failure: Error>(_ bytes: UnsafeBufferPointer<UInt8>,
+                                to sink: (UnsafeBufferPointer<UInt8>) throws(Failure) -> Void) throws(Failure) {
         guard var source = bytes.baseAddress else { return }
         var remaining = bytes.count
         while remaining > 0 {
             if inputCount == blockBytes { try writeBlock(isFinal: false, to: sink) }
             let piece = min(blockBytes - inputCount, remaining)
             (input + Self.history + inputCount).update(from: source, count: piece)
-            adler = adler32(adler, source, UInt32(piece))
             inputCount += piece
             source += piece
             remaining -= piece
         }
     }
 
-    /// Writes the last block and the Adler-32 trailer. The deflater is spent afterwards.
-    func finish(to sink: (UnsafeBufferPointer<UInt8>) throws(PNGError) -> Void) throws(PNGError) {
-        try writeBlock(isFinal: true, to: sink)
+    /// Writes the segment's last block and ends it on a byte boundary: the stream's
+    /// final block (BFINAL set) when `isFinal`, else followed by an empty stored block
+    /// (zlib's sync flush), so the next segment starts on a whole byte. `reset` starts another.
+    func finish<Failure: Error>(isFinal: Bool,
+                                to sink: (UnsafeBufferPointer<UInt8>) throws(Failure) -> Void) throws(Failure) {
+        try writeBlock(isFinal: isFinal, to: sink)
+        if !isFinal {
+            bits.write(0, bitCount: 3)  // BFINAL 0, BTYPE 00
+            bits.alignToByte()
+            bits.write(0xFFFF_0000, bitCount: 32)  // LEN 0, NLEN 0xFFFF
+        }
         bits.alignToByte()
-        for shift in stride(from: 24, through: 0, by: -8) { bits.write(UInt64(adler >> UInt(shift) & 0xFF), bitCount: 8) }
         try drainOutput(to: sink)
     }
 
     // MARK: Blocks
 
-    private func writeBlock(isFinal: Bool, to sink: (UnsafeBufferPointer<UInt8>) throws(PNGError) -> Void) throws(PNGError) {
+    private func writeBlock<Failure: Error>(isFinal: Bool,
+                                            to sink: (UnsafeBufferPointer<UInt8>) throws(Failure) -> Void) throws(Failure) {
         let symbolCount = findSymbols()
         let plan = DynamicBlockPlan(symbolCounts: symbolCounts)
         let storedPieces = max(1, (inputCount + Self.storedBlockLimit - 1) / Self.storedBlockLimit)
@@ -273,7 +284,7 @@ final class RunLengthDeflater {
         } while offset < inputCount
     }
 
-    private func drainOutput(to sink: (UnsafeBufferPointer<UInt8>) throws(PNGError) -> Void) throws(PNGError) {
+    private func drainOutput<Failure: Error>(to sink: (UnsafeBufferPointer<UInt8>) throws(Failure) -> Void) throws(Failure) {
         let ready = bits.next - output
         if ready > 0 { try sink(UnsafeBufferPointer(start: output, count: ready)) }
         bits.rewind(to: output)

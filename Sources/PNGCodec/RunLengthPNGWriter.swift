@@ -1,12 +1,20 @@
+import CLibDeflate
 import CZlib
+import Dispatch
+import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
 
 /// Writes a whole PNG file without libpng: signature, IHDR (8-bit RGBA, RGB or grey,
-/// not interlaced), the rows filtered in Swift and compressed by
-/// `RunLengthDeflater` into IDAT chunks of `idatCapacity` bytes, then IEND.
-/// Memory is a few rows plus one block and one chunk, whatever the height.
+/// not interlaced), the rows filtered in Swift and compressed by `RunLengthDeflater`
+/// into IDAT chunks of `idatCapacity` bytes, then IEND.
+///
+/// The rows are cut into groups of `rowsPerGroup(rowBytes:)` rows (a number that
+/// depends only on the row size), each filtered and deflated on its own as one
+/// segment of the zlib stream, and their Adler-32s combined. With several workers
+/// the groups are compressed in parallel and written in order: the bytes are the
+/// same for any worker count. Memory is a few groups per worker, whatever the height.
 final class RunLengthPNGWriter {
     /// Where the file's bytes go.
     enum Destination {
@@ -17,31 +25,46 @@ final class RunLengthPNGWriter {
     }
 
     static let idatCapacity = 256 * 1024
+    /// About how many filtered bytes a group holds: one deflate block's worth
+    /// (`RunLengthDeflater.blockBytes`), so cutting the stream costs almost nothing.
+    static let groupBytes = 1 << 16
+
+    /// Rows per group for rows of `rowBytes` bytes (before the filter byte).
+    static func rowsPerGroup(rowBytes: Int) -> Int { max(1, groupBytes / (rowBytes + 1)) }
 
     private let destination: Destination
     /// The file so far, for the `.memory` destination.
     private(set) var memory: [UInt8] = []
-    private let rowBytes: Int
+    private let width, height, rowBytes, rowsPerGroup, workers: Int
+    private let format: PNGPixelFormat
     private let filter: PNGRowFilter
-    private let deflater: RunLengthDeflater
-    /// The unfiltered row above (zeros before the first row), the filtered row,
-    /// and room for adaptive filtering to try each filter.
-    private let previousRow, filteredRow, scratchRow: UnsafeMutablePointer<UInt8>
+    /// The group being filled, groups being compressed (oldest first), and spare groups.
+    private var filling: RowGroup
+    private var inFlight: [RowGroup] = []
+    private var spare: [RowGroup] = []
+    private var rowsTaken = 0
+    /// The threads that compress groups; nil when this thread does (one worker, or one group).
+    private let compressors: GroupCompressors?
+    private var adler: UInt = 1
     /// One IDAT chunk being filled: length and type, data, room for the CRC.
     private let chunk: UnsafeMutablePointer<UInt8>
     private var chunkDataCount = 0
 
-    /// Writes the signature and IHDR.
+    /// Writes the signature and IHDR. `workers` (at least 1) groups are compressed at once.
     init(destination: Destination, width: Int, height: Int, format: PNGPixelFormat,
-         filter: PNGEncodingSettings.Filter) throws(PNGError) {
+         filter: PNGEncodingSettings.Filter, workers: Int) throws(PNGError) {
         self.destination = destination
+        self.width = width
+        self.height = height
+        self.format = format
+        self.workers = max(1, workers)
         rowBytes = width * format.channels
+        rowsPerGroup = Self.rowsPerGroup(rowBytes: rowBytes)
         self.filter = PNGRowFilter(filter: filter, bytesPerPixel: format.channels)
-        deflater = RunLengthDeflater(bytesPerPixel: format.channels)
-        previousRow = .allocate(capacity: rowBytes)
-        previousRow.initialize(repeating: 0, count: rowBytes)
-        filteredRow = .allocate(capacity: rowBytes + 1)
-        scratchRow = .allocate(capacity: rowBytes + 1)
+        filling = RowGroup(rowBytes: rowBytes, capacity: rowsPerGroup, bytesPerPixel: format.channels)
+        filling.rows.initialize(repeating: 0, count: rowBytes)  // the first row's "row above"
+        compressors = self.workers > 1 && height > rowsPerGroup
+            ? GroupCompressors(threads: self.workers, filter: self.filter) : nil
         chunk = .allocate(capacity: 8 + Self.idatCapacity + 4)
         Self.storeBigEndian(0x4944_4154, at: chunk + 4)  // "IDAT"
 
@@ -51,27 +74,65 @@ final class RunLengthPNGWriter {
             + [8, format.pngColorType.rawValue, 0, 0, 0]
         header += Self.chunk(type: 0x4948_4452, data: fields)  // "IHDR"
         try write(header)
+        // zlib header: CMF deflate with a 32 KiB window; FLG fastest, no dictionary (0x7801 % 31 == 0).
+        try collectImageData([0x78, 0x01])
     }
 
     deinit {
-        previousRow.deallocate()
-        filteredRow.deallocate()
-        scratchRow.deallocate()
+        // A failed write can leave groups compressing: they use their own memory.
+        for group in inFlight { group.done.wait() }
+        compressors?.stop()
         chunk.deallocate()
     }
 
-    /// Filters and compresses the next row (`width * channels` bytes).
+    /// Takes the next row (`width * channels` bytes); a full group goes to be compressed.
     func writeRow(_ row: UnsafePointer<UInt8>) throws(PNGError) {
-        filter.apply(row: row, previous: previousRow, count: rowBytes, into: filteredRow, scratch: scratchRow)
-        previousRow.update(from: row, count: rowBytes)
-        try deflater.append(UnsafeBufferPointer(start: filteredRow, count: rowBytes + 1), to: collectImageData)
+        filling.row(filling.rowCount + 1).update(from: row, count: rowBytes)
+        filling.rowCount += 1
+        rowsTaken += 1
+        if filling.rowCount == rowsPerGroup || rowsTaken == height { try dispatchFilling() }
     }
 
-    /// Ends the zlib stream, writes the last IDAT and IEND.
+    /// Waits for the last groups, writes them, the Adler-32, the last IDAT and IEND.
     func finish() throws(PNGError) {
-        try deflater.finish(to: collectImageData)
+        while !inFlight.isEmpty { try writeOldestGroup() }
+        var trailer = [UInt8](repeating: 0, count: 4)
+        for index in 0..<4 { trailer[index] = UInt8(truncatingIfNeeded: adler >> UInt(24 - 8 * index)) }
+        try collectImageData(trailer)
         try writeImageDataChunk()
         try write(Self.chunk(type: 0x4945_4E44, data: []))  // "IEND"
+    }
+
+    /// Compresses the filled group (here with one worker, else on another thread) and
+    /// starts the next one from its last row.
+    private func dispatchFilling() throws(PNGError) {
+        let group = filling
+        group.isLast = rowsTaken == height
+        let next = spare.popLast() ?? RowGroup(rowBytes: rowBytes, capacity: rowsPerGroup, bytesPerPixel: format.channels)
+        next.rows.update(from: group.row(group.rowCount), count: rowBytes)
+        next.rowCount = 0
+        filling = next
+        if let compressors {
+            compressors.submit(group)
+        } else {
+            group.compress(filter: filter)
+            group.done.signal()
+        }
+        inFlight.append(group)
+        while inFlight.count >= workers { try writeOldestGroup() }
+    }
+
+    /// Waits for the oldest group, writes its deflate segment and keeps the group for reuse.
+    private func writeOldestGroup() throws(PNGError) {
+        let group = inFlight.removeFirst()
+        group.done.wait()
+        adler = adler32_combine(adler, group.adler, off_t(group.rowCount * (rowBytes + 1)))
+        try group.output.withUnsafeBufferPointer { (bytes) throws(PNGError) in try collectImageData(bytes) }
+        spare.append(group)
+    }
+
+    private func collectImageData(_ bytes: [UInt8]) throws(PNGError) {
+        try bytes.withUnsafeBufferPointer { (buffer) throws(PNGError) in try collectImageData(buffer) }
     }
 
     private func collectImageData(_ bytes: UnsafeBufferPointer<UInt8>) throws(PNGError) {
@@ -88,15 +149,15 @@ final class RunLengthPNGWriter {
     private func writeImageDataChunk() throws(PNGError) {
         guard chunkDataCount > 0 else { return }
         Self.storeBigEndian(UInt32(chunkDataCount), at: chunk)
-        Self.storeBigEndian(UInt32(crc32(0, chunk + 4, UInt32(4 + chunkDataCount))), at: chunk + 8 + chunkDataCount)
+        Self.storeBigEndian(libdeflate_crc32(0, chunk + 4, 4 + chunkDataCount), at: chunk + 8 + chunkDataCount)
         try write(UnsafeBufferPointer(start: chunk, count: 12 + chunkDataCount))
         chunkDataCount = 0
     }
 
     private static func chunk(type: UInt32, data: [UInt8]) -> [UInt8] {
         let typeAndData = bigEndianBytes(type) + data
-        let crc = typeAndData.withUnsafeBufferPointer { crc32(0, $0.baseAddress, UInt32($0.count)) }
-        return bigEndianBytes(UInt32(data.count)) + typeAndData + bigEndianBytes(UInt32(crc))
+        let crc = typeAndData.withUnsafeBufferPointer { libdeflate_crc32(0, $0.baseAddress, $0.count) }
+        return bigEndianBytes(UInt32(data.count)) + typeAndData + bigEndianBytes(crc)
     }
 
     private static func bigEndianBytes(_ value: UInt32) -> [UInt8] {
@@ -127,5 +188,105 @@ final class RunLengthPNGWriter {
                 done += wrote
             }
         }
+    }
+}
+
+/// An encoder's own compressing threads (dedicated threads: a blocked caller can never
+/// starve them, as it could a shared pool), taking groups in the order submitted.
+private final class GroupCompressors: @unchecked Sendable {
+    // @unchecked Sendable: `queue` and `stopping` are only touched while holding `condition`.
+    private let condition = NSCondition()
+    private var queue: [RowGroup] = []
+    private var stopping = false
+    private let filter: PNGRowFilter
+
+    init(threads: Int, filter: PNGRowFilter) {
+        self.filter = filter
+        for _ in 0..<threads {
+            let thread = Thread { self.run() }
+            thread.stackSize = 1 << 20
+            thread.start()
+        }
+    }
+
+    func submit(_ group: RowGroup) {
+        condition.withLock {
+            queue.append(group)
+            condition.signal()
+        }
+    }
+
+    /// Ends the threads once the queue is empty.
+    func stop() {
+        condition.withLock {
+            stopping = true
+            condition.broadcast()
+        }
+    }
+
+    private func run() {
+        while true {
+            condition.lock()
+            while queue.isEmpty && !stopping { condition.wait() }
+            guard !queue.isEmpty else {
+                condition.unlock()
+                return
+            }
+            let group = queue.removeFirst()
+            condition.unlock()
+            group.compress(filter: filter)
+            group.done.signal()
+        }
+    }
+}
+
+/// One group of rows on its way through filter and deflate. It belongs to one thread
+/// at a time: the writer while filling it, a compressor from `submit` until `done` is
+/// signalled, then the writer again (which waits on `done` before reading it).
+private final class RowGroup: @unchecked Sendable {
+    let rowBytes: Int
+    /// The row above the group, then up to `capacity` rows.
+    let rows: UnsafeMutablePointer<UInt8>
+    var rowCount = 0
+    /// The stream's last group ends the deflate stream.
+    var isLast = false
+    /// The group's deflate segment and the Adler-32 of its filtered bytes, once `done`.
+    private(set) var output: [UInt8] = []
+    private(set) var adler: UInt = 1
+    let done = DispatchSemaphore(value: 0)
+    private let filtered, scratch: UnsafeMutablePointer<UInt8>
+    private let deflater: RunLengthDeflater
+
+    init(rowBytes: Int, capacity: Int, bytesPerPixel: Int) {
+        self.rowBytes = rowBytes
+        rows = .allocate(capacity: (capacity + 1) * rowBytes)
+        filtered = .allocate(capacity: rowBytes + 1)
+        scratch = .allocate(capacity: rowBytes + 1)
+        deflater = RunLengthDeflater(bytesPerPixel: bytesPerPixel)
+    }
+
+    deinit {
+        rows.deallocate()
+        filtered.deallocate()
+        scratch.deallocate()
+    }
+
+    /// Row `index` of `rows` (0: the row above the group).
+    func row(_ index: Int) -> UnsafeMutablePointer<UInt8> { rows + index * rowBytes }
+
+    /// Filters and deflates the rows into `output`.
+    func compress(filter: PNGRowFilter) {
+        output.removeAll(keepingCapacity: true)
+        deflater.reset()
+        var checksum: UInt32 = 1
+        let collect = { (bytes: UnsafeBufferPointer<UInt8>) in self.output.append(contentsOf: bytes) }
+        for index in 1...rowCount {
+            let row = row(index)
+            filter.apply(row: row, previous: row - rowBytes, count: rowBytes, into: filtered, scratch: scratch)
+            checksum = libdeflate_adler32(checksum, filtered, rowBytes + 1)
+            deflater.append(UnsafeBufferPointer(start: filtered, count: rowBytes + 1), to: collect)
+        }
+        deflater.finish(isFinal: isLast, to: collect)
+        adler = UInt(checksum)
     }
 }

@@ -158,7 +158,7 @@ import TestSupport
 /// Recorded digests; see the test that checks them.
 enum Goldens {
     static let fixtureSheetPixels = "7f655a21f8796040c7fa2475a9515d5e3946ccf38130640a4f1688f2f0228716"
-    static let fixtureSheetPNG = "80462d1fecacde26925e9edcb784980c19f9ee613ff8e2646db0e0d0e55144c9"
+    static let fixtureSheetPNG = "909b27e52e05dc35ad864e5009915f083d93e3e012f3068d018b62dc1d6a6b0e"
     static let fixtureManifest = "c16183675d11d3613bdbb08b7bbf85c71eab6511e1761c9093c5a88fa887d396"
 }
 

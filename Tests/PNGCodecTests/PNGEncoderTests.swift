@@ -58,11 +58,16 @@ struct PNGEncoderTests {
     }
 
     static func rgba(from pixels: [UInt8], format: PNGPixelFormat) -> [UInt8] {
-        guard format == .rgb8 else { return pixels }
-        var out = [UInt8]()
-        out.reserveCapacity(pixels.count / 3 * 4)
-        for i in stride(from: 0, to: pixels.count, by: 3) { out += [pixels[i], pixels[i + 1], pixels[i + 2], 255] }
-        return out
+        switch format {
+        case .rgba8: return pixels
+        case .rgb8:
+            var out = [UInt8]()
+            out.reserveCapacity(pixels.count / 3 * 4)
+            for i in stride(from: 0, to: pixels.count, by: 3) { out += [pixels[i], pixels[i + 1], pixels[i + 2], 255] }
+            return out
+        case .grey8:
+            return pixels.flatMap { grey -> [UInt8] in [grey, grey, grey, 255] }
+        }
     }
 
     @Test("Random images round-trip bit-exactly", arguments: cases)

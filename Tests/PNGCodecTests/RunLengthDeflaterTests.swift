@@ -50,10 +50,13 @@ struct RunLengthDeflaterTests {
         let png = try PNGEncoder.encode(pixels: pixels, width: width, height: height, format: format)
         let decoded = try PNGDecoder.decodeRGBA(bytes: png)
         #expect(decoded.width == width && decoded.height == height, "\(label)")
-        #expect(decoded.pixels == PNGEncoderTests.rgba(from: pixels, format: format), "\(label): libpng decodes other pixels")
+        // Bools, not arrays: Swift Testing would diff failing arrays element by element, for ages.
+        let samePixels = decoded.pixels == PNGEncoderTests.rgba(from: pixels, format: format)
+        #expect(samePixels, "\(label): libpng decodes other pixels")
         let filtered = upFiltered(pixels, width: width, height: height, channels: format.channels)
         let inflated = inflate(zlibStream(of: png), expectedCount: filtered.count)
-        #expect(inflated == filtered, "\(label): zlib inflates other bytes (or rejects the stream)")
+        let sameBytes = inflated == filtered
+        #expect(sameBytes, "\(label): zlib inflates other bytes (or rejects the stream)")
         return png
     }
 
@@ -130,8 +133,10 @@ struct RunLengthDeflaterTests {
     }
 
     /// Small blocks put many block boundaries (and runs crossing them) in a short
-    /// stream; a block over 65535 bytes of noise needs several stored blocks.
-    @Test("The deflater alone: many small blocks, and stored blocks over 64 KiB")
+    /// stream; a block over 65535 bytes of noise needs several stored blocks. The data
+    /// is cut into one to three segments (one deflater, reset between them), joined
+    /// into one zlib stream with the header and Adler-32 around them, as the writer does.
+    @Test("The deflater alone: many small blocks, stored blocks over 64 KiB, segments joined")
     func deflaterBlockBoundaries() throws {
         let seed = SplitMix64.suiteSeed ^ 0xB10C_5
         print("RunLengthDeflaterTests.deflaterBlockBoundaries: seed 0x\(String(seed, radix: 16))")
@@ -148,19 +153,22 @@ struct RunLengthDeflaterTests {
                     }
                 }
                 let deflater = RunLengthDeflater(bytesPerPixel: bytesPerPixel, blockBytes: blockBytes)
-                var stream: [UInt8] = []
-                let collect = { (bytes: UnsafeBufferPointer<UInt8>) throws(PNGError) in stream += bytes }
-                var offset = 0
-                while offset < data.count {  // uneven pieces, like rows of different widths
-                    let piece = min(rng.int(1...5000), data.count - offset)
-                    try data[offset ..< offset + piece].withUnsafeBufferPointer { (bytes) throws(PNGError) in
-                        try deflater.append(bytes, to: collect)
+                var stream: [UInt8] = [0x78, 0x01]
+                let collect = { (bytes: UnsafeBufferPointer<UInt8>) in stream += bytes }
+                let cuts = ([0, data.count] + (0..<rng.int(0...2)).map { _ in rng.int(1...(data.count - 1)) }).sorted()
+                for (start, end) in zip(cuts, cuts.dropFirst()) where start < end {
+                    deflater.reset()
+                    var offset = start
+                    while offset < end {  // uneven pieces, like rows of different widths
+                        let piece = min(rng.int(1...5000), end - offset)
+                        data[offset ..< offset + piece].withUnsafeBufferPointer { deflater.append($0, to: collect) }
+                        offset += piece
                     }
-                    offset += piece
+                    deflater.finish(isFinal: end == data.count, to: collect)
                 }
-                try deflater.finish(to: collect)
+                stream += PNGBytes.be32(Checksum.adler32(data))
                 #expect(Self.inflate(stream, expectedCount: data.count) == data,
-                        "block \(blockBytes), \(bytesPerPixel) bytes per pixel, seed 0x\(String(seed, radix: 16))")
+                        "block \(blockBytes), \(bytesPerPixel) bytes per pixel, cuts \(cuts), seed 0x\(String(seed, radix: 16))")
             }
         }
     }
@@ -204,6 +212,30 @@ struct RunLengthDeflaterTests {
         #expect(SHA256.hex(png) == "38c8cff93edcc6ca43d6cb95f8c0881500b22299300ea0e36c91370793e93d8f")
     }
 
+    /// Several row groups: the same bytes whatever the worker count, and they round-trip
+    /// (libpng's pixels, zlib's inflate of the joined segments).
+    @Test("Bytes do not depend on the worker count", arguments: [PNGPixelFormat.grey8, .rgb8, .rgba8])
+    func workerCountDoesNotChangeBytes(format: PNGPixelFormat) throws {
+        var rng = SplitMix64(seed: SplitMix64.suiteSeed ^ 0x6209)
+        let width = 301, rowBytes = width * format.channels
+        let height = 2 * RunLengthPNGWriter.rowsPerGroup(rowBytes: rowBytes) + 17
+        var pixels = Self.image(.gradient, width: width, height: height, channels: format.channels, rng: &rng)
+        for i in stride(from: 0, to: pixels.count, by: 3) where i % 1009 < 300 { pixels[i] = rng.byte() }
+        let reference = try PNGEncoder.encode(pixels: pixels, width: width, height: height, format: format, workers: 1)
+        for workers in [2, 3, 8] {
+            let png = try PNGEncoder.encode(pixels: pixels, width: width, height: height, format: format, workers: workers)
+            // Digests: a failing comparison of whole arrays would diff them, which takes forever.
+            #expect(SHA256.hex(png) == SHA256.hex(reference), "\(format), \(workers) workers: \(png.count) vs \(reference.count) bytes")
+        }
+        try Self.checkRoundTrip(pixels, width: width, height: height, format: format, "\(format), \(height) rows")
+        let adaptive = PNGEncodingSettings(compressor: .masonryRLE, filter: .adaptive)
+        let one = try PNGEncoder.encode(pixels: pixels, width: width, height: height, format: format, settings: adaptive, workers: 1)
+        let three = try PNGEncoder.encode(pixels: pixels, width: width, height: height, format: format, settings: adaptive, workers: 3)
+        #expect(SHA256.hex(one) == SHA256.hex(three), "\(format), adaptive filter")
+        let decoded = try PNGDecoder.decodeRGBA(bytes: three).pixels
+        #expect(SHA256.hex(decoded) == SHA256.hex(PNGEncoderTests.rgba(from: pixels, format: format)), "\(format), adaptive filter")
+    }
+
     @Test func writeProblemsReadLikeLibpngs() throws {
         let readOnly = open("/dev/null", O_RDONLY)
         try #require(readOnly >= 0)
@@ -225,9 +257,9 @@ struct RunLengthDeflaterTests {
 
     /// A 4000×4000 RGBA noise image (64 MB of pixels, stored blocks so about as
     /// much output), streamed to a file from eight reused rows: at every point the
-    /// file already holds all but a bounded tail of what went in (one deflate
-    /// block, one IDAT chunk), so the encoder holds no more than that whatever the
-    /// height. (Resident memory is not a usable measure here: other tests run in
+    /// file already holds all but a bounded tail of what went in (a row group per
+    /// worker and the one being filled, one IDAT chunk), so the encoder holds no
+    /// more than that whatever the height. (Resident memory is not a usable measure here: other tests run in
     /// parallel in this process.)
     @Test func streamingMemoryDoesNotDependOnHeight() throws {
         let side = 4000, rowBytes = side * 4
@@ -237,8 +269,11 @@ struct RunLengthDeflaterTests {
         let fd = open(folder.file("tall.png"), O_WRONLY | O_CREAT | O_TRUNC, 0o600)
         try #require(fd >= 0)
         defer { close(fd) }
-        let encoder = try PNGEncoder(fileDescriptor: fd, width: side, height: side, format: .rgba8)
-        let bound = RunLengthDeflater(bytesPerPixel: 4).blockBytes + RunLengthPNGWriter.idatCapacity + rowBytes + 4096
+        let workers = 3
+        let encoder = try PNGEncoder(fileDescriptor: fd, width: side, height: side, format: .rgba8, workers: workers)
+        // The group being filled and one per worker, one IDAT chunk, a little overhead.
+        let bound = (workers + 1) * RunLengthPNGWriter.rowsPerGroup(rowBytes: rowBytes) * (rowBytes + 1)
+            + RunLengthPNGWriter.idatCapacity + 4096
         var largestLag = 0
         for y in 0..<side {
             try rows[y % rows.count].withUnsafeBufferPointer { (row) throws(PNGError) in try encoder.writeRow(row) }

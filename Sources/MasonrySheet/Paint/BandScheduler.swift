@@ -91,7 +91,10 @@ final class BandScheduler: @unchecked Sendable {
         let widestTile = page.tiles.map(\.frame.width).max() ?? 0
         // Decoder rows (8 bytes/pixel at most, twice), resampler sums, shrunk rows and
         // Lanczos windows (~16 rows of 8 bytes/pixel), as in StreamingResampler.
-        let perWorker = 24 * widestSource + 160 * widestTile + (1 << 20)
+        // The encoder deflates row groups of at least 64 KiB (one row when rows are longer) on every
+        // worker, each held filtered and deflated, plus the group being filled.
+        let group = max(1 << 16, rowBytes + 1)
+        let perWorker = 24 * widestSource + 160 * widestTile + (1 << 20) + 3 * group
         let workerBytes = perWorker.multipliedReportingOverflow(by: max(1, workers))
         guard !bandBytes.overflow, !workerBytes.overflow else { return .max }
         return saturatingAdd(bandBytes.partialValue, workerBytes.partialValue)

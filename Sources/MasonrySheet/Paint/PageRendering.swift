@@ -42,7 +42,8 @@ enum PageRendering {
             let scheduler = BandScheduler(page: page, painter: painter, windowRows: window)
             do {
                 let encoder = try PNGEncoder(fileDescriptor: file.descriptor, width: plan.width, height: page.height,
-                                             format: plan.channels == 3 ? .rgb8 : .rgba8, settings: compression)
+                                             format: plan.channels == 3 ? .rgb8 : .rgba8, settings: compression,
+                                             workers: jobs)
                 let pageOutcomes = try scheduler.render(into: encoder, workerCount: jobs, onTileDone: onTileDone)
                 outcomes.merge(pageOutcomes) { first, _ in first }
             } catch {
