@@ -43,7 +43,7 @@ struct DeflateBitWriter {
         count = 0
     }
 
-    /// Copies bytes after aligning; the caller aligns first.
+    /// Copies bytes at the byte boundary; the caller must have called `alignToByte()` first.
     mutating func writeAlignedBytes(_ source: UnsafePointer<UInt8>, count byteCount: Int) {
         precondition(count == 0, "unaligned byte copy")
         next.update(from: source, count: byteCount)

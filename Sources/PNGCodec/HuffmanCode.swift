@@ -50,7 +50,7 @@ struct HuffmanCode {
     /// optimal Huffman tree, in place and in linear time (Moffat & Katajainen 1995).
     private static func computeOptimalDepths(_ a: inout [Int]) {
         let n = a.count
-        // Phase 1: combine; a[next] becomes an innerNode node's weight, then its parent.
+        // Phase 1: combine; a[next] becomes an inner node's weight, then its parent.
         a[0] += a[1]
         var root = 0, leaf = 2
         for next in 1..<(n - 1) {
@@ -71,7 +71,7 @@ struct HuffmanCode {
                 leaf += 1
             }
         }
-        // Phase 2: parent pointers to innerNode node depths.
+        // Phase 2: parent pointers to inner node depths.
         a[n - 2] = 0
         var node = n - 3
         while node >= 0 {

@@ -72,7 +72,7 @@ public struct PNGHeader: Sendable, Hashable {
     }
 
     /// Reads and parses the first 33 bytes of the file at `path`.
-    /// Only regular files are read (see `InputFile.open`).
+    /// Only regular files are read (see `InputFile`).
     public init(contentsOfFile path: String) throws(PNGError) {
         let file = try InputFile(path: path)
         var bytes = [UInt8](repeating: 0, count: Self.byteCount)
