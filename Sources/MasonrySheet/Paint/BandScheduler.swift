@@ -94,7 +94,9 @@ final class BandScheduler: @unchecked Sendable {
         // The encoder deflates row groups of at least 64 KiB (one row when rows are longer) on every
         // worker, each held filtered and deflated, plus the group being filled.
         let group = max(1 << 16, rowBytes + 1)
-        let perWorker = 24 * widestSource + 160 * widestTile + (1 << 20) + 3 * group
+        // A plain PNG within the fast path's budget is decoded whole: the file and its filtered
+        // image, at most twice the budget.
+        let perWorker = 24 * widestSource + 160 * widestTile + (1 << 20) + 3 * group + 2 * PNGLimits.defaultFastDecodeBudget
         let workerBytes = perWorker.multipliedReportingOverflow(by: max(1, workers))
         guard !bandBytes.overflow, !workerBytes.overflow else { return .max }
         return saturatingAdd(bandBytes.partialValue, workerBytes.partialValue)
