@@ -86,7 +86,7 @@ struct FilterWeights: Sendable {
         var row = [Int32](repeating: 0, count: tapCount)
         var maxAbsoluteWeightSum = 0, maxAbsoluteWeight: Int32 = 0
         for output in 0..<outputCount {
-            let first = row.withUnsafeMutableBufferPointer { self.row(output, into: $0) }
+            let first = row.withUnsafeMutableBufferPointer { computeRow(output, into: $0) }
             maxAbsoluteWeightSum = max(maxAbsoluteWeightSum, row.reduce(0) { $0 + Int($1.magnitude) })
             maxAbsoluteWeight = max(maxAbsoluteWeight, row.map { Int32($0.magnitude) }.max() ?? 0)
             if storing {
@@ -108,8 +108,17 @@ struct FilterWeights: Sendable {
         return (centre, low..<max(high, low + 1))
     }
 
-    /// Writes output `output`'s `tapCount` weights into `weights` and returns its first input.
+    /// Writes output `output`'s `tapCount` weights into `weights` and returns its first input:
+    /// copied when stored, computed otherwise (the same numbers either way).
     func row(_ output: Int, into weights: UnsafeMutableBufferPointer<Int32>) -> Int {
+        if !firstInput.isEmpty {
+            _ = weights.update(fromContentsOf: self.weights[(output * tapCount)..<((output + 1) * tapCount)])
+            return firstInput[output]
+        }
+        return computeRow(output, into: weights)
+    }
+
+    private func computeRow(_ output: Int, into weights: UnsafeMutableBufferPointer<Int32>) -> Int {
         let (centre, range) = window(output)
         var realWeights = [Double](repeating: 0, count: range.count)
         var total = 0.0

@@ -113,8 +113,9 @@ public final class StreamingResampler {
                 sourceFormat: SourceFormat = .rgba8) {
         self.sourceFormat = sourceFormat
         horizontal = AxisPlan(sourceSize: sourceWidth, targetSize: targetWidth)
-        // Vertical weights are computed a row at a time: memory stays independent of the height.
-        vertical = AxisPlan(sourceSize: sourceHeight, targetSize: targetHeight, storingWeights: false)
+        // Vertical weights of very tall targets are computed a row at a time, so memory stays
+        // independent of the height; up to 64 Ki rows (at most 6.5 MB of weights) they are kept.
+        vertical = AxisPlan(sourceSize: sourceHeight, targetSize: targetHeight, storingWeights: targetHeight <= 1 << 16)
         self.sourceWidth = sourceWidth
         self.sourceHeight = sourceHeight
         self.targetWidth = targetWidth
