@@ -171,12 +171,13 @@ let optionTable: [OptionSpec] = [
 ]
 
 enum HelpText {
-    static let overview = "Lay out PNG and JPEG images as a masonry (waterfall) contact sheet; "
-        + "'masonry compare --help' for visual-regression review."
+    static let overview = "Lay out PNG and JPEG images as a masonry (waterfall) contact sheet."
     static let usage = "masonry [<options>] <input> ..."
 
     static var full: String {
-        var lines = ["OVERVIEW: \(overview)", "", "USAGE: \(usage)", "", "ARGUMENTS:",
+        var lines = ["OVERVIEW: \(overview)", "", "USAGE: \(usage)",
+                     "       masonry compare <baseline> <current> [<options>]  (its own --help)",
+                     "", "ARGUMENTS:",
                      row("<input>", "PNG or JPEG files, or folders whose *.png, *.jpg and *.jpeg files are read."), "", "OPTIONS:"]
         lines += optionRows(optionTable)
         lines += ["", "EXIT STATUS:"] + ExitStatus.allCases.map { row("\($0.rawValue)", $0.meaning) }
