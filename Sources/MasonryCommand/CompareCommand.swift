@@ -118,7 +118,7 @@ enum CompareCommand {
     }
 
     static var help: String {
-        var lines = ["OVERVIEW: Compare two folders of PNG screenshots; review the differences on one sheet.", "",
+        var lines = ["OVERVIEW: Compare two folders of PNG screenshots on one review sheet.", "",
                      "USAGE: \(usage)", "", "ARGUMENTS:",
                      HelpText.row("<baseline>", "The folder of expected images."),
                      HelpText.row("<current>", "The folder of new images; files are paired by their path below each folder."),
