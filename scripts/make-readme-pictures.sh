@@ -8,4 +8,4 @@ cd "$(dirname "$0")/.."
 
 swift build -c release --product masonry
 swift run -c release masonry SampleImages -o docs/sample-sheet.png -w 900 -c 5
-swift run -c release masonry SampleImages -o docs/sample-captions.png -w 900 -c 4 --caption '{name}\n{width}×{height}' --title SampleImages --tile-background '#f2f4f7' --frame 1 --page-height 0
+swift run -c release masonry SampleImages -o docs/sample-captions.png -w 900 -c 4 --caption '{name}\n{width}×{height}' --title 'Masonry sample sheet' --sections --tile-background '#f2f4f7' --frame 1 --page-height 0
