@@ -74,7 +74,11 @@ public struct PNGHeader: Sendable, Hashable {
     /// Reads and parses the first 33 bytes of the file at `path`.
     /// Only regular files are read (see `InputFile`).
     public init(contentsOfFile path: String) throws(PNGError) {
-        let file = try InputFile(path: path)
+        try self.init(file: InputFile(path: path))
+    }
+
+    /// Reads and parses the first 33 bytes of an open file (from its start, whatever was read before).
+    public init(file: InputFile) throws(PNGError) {
         var bytes = [UInt8](repeating: 0, count: Self.byteCount)
         let count = try file.readPrefix(into: &bytes)
         try self.init(parsing: Array(bytes[0..<count]))

@@ -152,10 +152,7 @@ func listPNGs(_ folder: String) -> [String] {
 }
 
 func readHeader(_ path: String) throws -> PNGHeader {
-    let file = try InputFile(path: path)
-    var prefix = [UInt8](repeating: 0, count: PNGHeader.byteCount)
-    let count = try file.readPrefix(into: &prefix)
-    return try PNGHeader(parsing: Array(prefix[..<count]))
+    try PNGHeader(contentsOfFile: path)
 }
 
 /// Decodes a file row by row and discards the rows; returns its pixel count. The floor of

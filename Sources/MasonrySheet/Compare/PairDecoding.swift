@@ -50,9 +50,7 @@ enum PairDecoding {
     static func digestAndHeader(of path: RawPath, limits: PNGLimits, opener: InputOpener) throws -> ([UInt8], PNGHeader) {
         try opener.withFile(path) { file in
             let digest = try sha256(of: file)
-            var prefix = [UInt8](repeating: 0, count: PNGHeader.byteCount)
-            let count = try file.readPrefix(into: &prefix)
-            let header = try PNGHeader(parsing: Array(prefix[..<count]))
+            let header = try PNGHeader(file: file)
             if let refusal = limits.refusal(width: header.width, height: header.height) { throw refusal }
             return (digest, header)
         }
