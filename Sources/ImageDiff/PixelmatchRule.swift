@@ -11,6 +11,8 @@ struct RowWindow {
     @inline(__always) func row(_ y: Int) -> UnsafePointer<UInt8> { rows[y &- firstRow] }
 }
 
+/// pixelmatch 6.0's per-pixel rule: YIQ colour distance of two pixels blended over white, and
+/// its anti-aliasing test (`antialiased`, `hasManySiblings`) over a window of rows.
 enum PixelmatchRule {
     /// pixelmatch's limit on the squared YIQ distance: `35215 · t²` (35215 is the largest possible).
     @inline(__always)

@@ -170,6 +170,7 @@ let optionTable: [OptionSpec] = [
     .init(key: .version, short: nil, long: "version", value: nil, help: "Show the version.", defaultText: nil),
 ]
 
+/// `masonry --help`: overview, usage, arguments, options and exit statuses, from the option table.
 enum HelpText {
     static let overview = "Lay out PNG and JPEG images as a masonry (waterfall) contact sheet."
     static let usage = "masonry [<options>] <input> ..."

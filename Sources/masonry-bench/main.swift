@@ -17,6 +17,7 @@ import TestSupport
 
 // MARK: Options
 
+/// The bench's command-line options.
 struct BenchOptions {
     var quick = false
     var json: String?
@@ -81,6 +82,7 @@ func log(_ message: String) {
 
 // MARK: Results
 
+/// One row of the results table (and of `--json`).
 struct ResultRow {
     let stage: String
     let metric: String
@@ -200,11 +202,6 @@ func layoutStage(runs: Int) throws {
     let us = query.median / Double(queries) * 1e6
     record(ResultRow(stage: "layout", metric: "rect query 1200×1000", value: us, unit: "µs", spread: query.spreadPercent,
                      goal: "< 10", pass: us < 10, note: "average \(found / (queries * (runs + 1))) tiles per query"))
-}
-
-struct Floor {
-    var single: Stats
-    var all: Stats
 }
 
 func decodeFloorSingle(paths: [String], runs: Int, megapixels: Double) throws -> Stats {
