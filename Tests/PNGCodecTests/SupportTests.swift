@@ -82,16 +82,31 @@ struct ProcessProbeTests {
     }
 
     /// The measurement the robustness and limit tests rely on must see real
-    /// allocations: 32 MiB touched shows as resident growth.
+    /// allocations: 32 MiB touched shows as resident growth. The pages come from a fresh
+    /// anonymous mapping: a `malloc` of that size may reuse pages an earlier test freed and
+    /// glibc kept resident (its mmap threshold rises after large frees), which adds nothing.
+    /// Other suites run meanwhile and may free memory of their own, so the best of three
+    /// measurements counts.
     @Test func seesTouchedAllocation() {
-        let (_, growth) = ProcessMemory.measuring(attempts: 1) { () -> Int in
-            let buffer = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: 32 * MiB)
-            defer { buffer.deallocate() }
-            for i in stride(from: 0, to: buffer.count, by: 4096) { buffer[i] = UInt8(truncatingIfNeeded: i) }
-            return buffer.reduce(0) { $0 &+ Int($1) }
+        var best = 0
+        for _ in 0..<3 where best < 30 * MiB {
+            let (_, growth) = ProcessMemory.measuring(attempts: 1) { () -> Int in
+                let size = 32 * MiB
+                guard let raw = mmap(nil, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0),
+                      raw != MAP_FAILED else { return 0 }
+                defer { munmap(raw, size) }
+                let bytes = raw.assumingMemoryBound(to: UInt8.self)
+                var sum = 0
+                for i in stride(from: 0, to: size, by: 4096) {
+                    bytes[i] = UInt8(truncatingIfNeeded: i >> 12)
+                    sum &+= Int(bytes[i])
+                }
+                return sum
+            }
+            TestLog.verbose("32 MiB touched: \(growth); VmPeak \(ProcessMemory.status("VmPeak") / MiB) MiB, VmHWM \(ProcessMemory.status("VmHWM") / MiB) MiB")
+            best = max(best, growth.residentPeak)
         }
-        TestLog.verbose("32 MiB touched: \(growth); VmPeak \(ProcessMemory.status("VmPeak") / MiB) MiB, VmHWM \(ProcessMemory.status("VmHWM") / MiB) MiB")
-        #expect(growth.residentPeak >= 30 * MiB, "\(growth)")
+        #expect(best >= 30 * MiB, "resident growth \(best / 1024) KiB")
     }
 
     /// Address space reserved but never touched shows as peak VM growth once
