@@ -184,12 +184,15 @@ public final class StreamingResampler {
                      emit: (Int, UnsafeBufferPointer<UInt8>) throws -> Void) rethrows {
         precondition(row.count == sourceFormat.channels * sourceWidth, "a source row must hold sourceWidth * channels bytes")
         precondition(pushedRowCount < sourceHeight, "more rows pushed than sourceHeight")
-        addPremultiplied(row)
         pushedRowCount += 1
-        rowsInGroup += 1
-        guard rowsInGroup == vertical.shrinkFactor || pushedRowCount == sourceHeight else { return }
-
-        shrinkGroup()
+        if horizontal.shrinkFactor == 1 && vertical.shrinkFactor == 1 {
+            storeUnshrunk(row)
+        } else {
+            addPremultiplied(row)
+            rowsInGroup += 1
+            guard rowsInGroup == vertical.shrinkFactor || pushedRowCount == sourceHeight else { return }
+            shrinkGroup()
+        }
         let tapCount = vertical.filter.tapCount
         reduceHorizontally(into: targetWidth * (shrunkRowCount % tapCount))
         shrunkRowCount += 1
@@ -201,6 +204,74 @@ public final class StreamingResampler {
             if emittedRowCount < targetHeight {
                 verticalNextFirstInput = vertical.filter.row(emittedRowCount, into: verticalRowWeights)
             }
+        }
+    }
+
+    /// Without a box shrink on either axis (every ratio below 4, and every enlargement), writes
+    /// the row straight into `shrunkRow`: each pixel's premultiplied samples minus
+    /// `sampleOffset`, in 16-bit lanes, the same values `shrinkGroup` gives for blocks of one
+    /// pixel (`(c·a, ..., 255·a)`, or `(c·255, ..., 255·255)` for an opaque layout), without
+    /// the 32-bit sums in between. A product is at most 255·255, so 16-bit lanes hold it.
+    private func storeUnshrunk(_ row: UnsafeBufferPointer<UInt8>) {
+        let source = UnsafeRawPointer(row.baseAddress!), width = sourceWidth
+        let output = UnsafeMutableRawPointer(shrunkRow.baseAddress!)
+        let offset = UInt16(Self.sampleOffset)
+        // Bytes widened to 16-bit lanes by interleaving with zero bytes (the generic widening
+        // initialiser was compiled to an out-of-line call).
+        @inline(__always) func widened(_ v: SIMD16<UInt8>) -> (low: SIMD8<UInt16>, high: SIMD8<UInt16>) {
+            let low = SIMD16<UInt8>(v[0], 0, v[1], 0, v[2], 0, v[3], 0, v[4], 0, v[5], 0, v[6], 0, v[7], 0)
+            let high = SIMD16<UInt8>(v[8], 0, v[9], 0, v[10], 0, v[11], 0, v[12], 0, v[13], 0, v[14], 0, v[15], 0)
+            return (unsafeBitCast(low, to: SIMD8<UInt16>.self), unsafeBitCast(high, to: SIMD8<UInt16>.self))
+        }
+        @inline(__always) func store(_ samples: SIMD16<UInt8>, times factors: SIMD16<UInt8>, at x: Int) {
+            let (sampleLow, sampleHigh) = widened(samples), (factorLow, factorHigh) = widened(factors)
+            output.storeBytes(of: sampleLow &* factorLow &- offset, toByteOffset: 8 &* x, as: SIMD8<UInt16>.self)
+            output.storeBytes(of: sampleHigh &* factorHigh &- offset, toByteOffset: 8 &* x &+ 16, as: SIMD8<UInt16>.self)
+        }
+        let opaque = SIMD16<UInt8>(repeating: 255)
+        // Unsafe hot loops, four pixels a step: each reads only bytes of the row (an RGB step
+        // reads 16 bytes while at least 6 pixels remain) and writes pixels x..<x + 4 of
+        // `shrunkRow`; the rest go one by one.
+        var x = 0
+        switch sourceFormat {
+        case .rgba8, .opaqueRGBA8:
+            let premultiply = sourceFormat == .rgba8
+            while x &+ 4 <= width {
+                let four = source.loadUnaligned(fromByteOffset: 4 &* x, as: SIMD16<UInt8>.self)
+                if premultiply {
+                    let words = unsafeBitCast(four, to: SIMD4<UInt32>.self)
+                    store(four, times: unsafeBitCast((words &>> 24) &* 0x0001_0101 | 0xFF00_0000, to: SIMD16<UInt8>.self), at: x)
+                } else {
+                    store(four, times: opaque, at: x)
+                }
+                x &+= 4
+            }
+        case .rgb8:
+            while x &+ 6 <= width {
+                let b = source.loadUnaligned(fromByteOffset: 3 &* x, as: SIMD16<UInt8>.self)
+                store(SIMD16(b[0], b[1], b[2], 255, b[3], b[4], b[5], 255, b[6], b[7], b[8], 255, b[9], b[10], b[11], 255),
+                      times: opaque, at: x)
+                x &+= 4
+            }
+        case .grey8:
+            while x &+ 4 <= width {
+                let g = source.loadUnaligned(fromByteOffset: x, as: SIMD4<UInt8>.self)
+                store(SIMD16(g[0], g[0], g[0], 255, g[1], g[1], g[1], 255, g[2], g[2], g[2], 255, g[3], g[3], g[3], 255),
+                      times: opaque, at: x)
+                x &+= 4
+            }
+        }
+        let bytes = row.baseAddress!, channels = sourceFormat.channels
+        while x < width {
+            let pixel = bytes + channels &* x
+            let colour: SIMD4<UInt16> = switch sourceFormat {
+            case .rgba8, .opaqueRGBA8: SIMD4(UInt16(pixel[0]), UInt16(pixel[1]), UInt16(pixel[2]), UInt16(pixel[3]))
+            case .rgb8: SIMD4(UInt16(pixel[0]), UInt16(pixel[1]), UInt16(pixel[2]), 255)
+            case .grey8: SIMD4(UInt16(pixel[0]), UInt16(pixel[0]), UInt16(pixel[0]), 255)
+            }
+            let factor = sourceFormat == .rgba8 ? SIMD4(colour[3], colour[3], colour[3], 255) : SIMD4(repeating: 255)
+            output.storeBytes(of: colour &* factor &- offset, toByteOffset: 8 &* x, as: SIMD4<UInt16>.self)
+            x &+= 1
         }
     }
 
@@ -386,15 +457,19 @@ public final class StreamingResampler {
         // then colour is clamped to alpha. They start at sampleOffset units, which undoes the
         // offset of the stored samples (the weights sum to one unit).
         let start = SIMD4<Int32>(repeating: Self.sampleOffset << FilterWeights.fractionBits)
-        let rounding = SIMD4<Int32>(repeating: 255 << (FilterWeights.fractionBits - 1))
-        let largest = SIMD4<Int32>(repeating: Self.maxSample << FilterWeights.fractionBits)
+        let rounding = SIMD8<Int32>(repeating: 255 << (FilterWeights.fractionBits - 1))
+        let largest = SIMD8<Int32>(repeating: Self.maxSample << FilterWeights.fractionBits)
         let output = UnsafeMutableRawPointer(targetRow.baseAddress!)
         let rows = verticalTapRows.baseAddress!, weights = verticalWeightPairs.baseAddress!
-        func store(_ sum: SIMD4<Int32>, at x: Int) {
-            let scaled = (sum.clamped(lowerBound: .zero, upperBound: largest) &+ rounding) &>> Int32(FilterWeights.fractionBits)
-            let levels = (scaled &* 32897) &>> 23
-            let pixel = SIMD4<UInt8>(truncatingIfNeeded: pointwiseMin(levels, SIMD4(repeating: levels[3])))
-            output.storeBytes(of: pixel, toByteOffset: 4 &* x, as: SIMD4<UInt8>.self)
+        /// Both pixels' sums to RGBA8, in 32-bit lanes throughout (the per-lane form was
+        /// compiled to scalar multiplies).
+        @inline(__always) func levels(_ left: SIMD4<Int32>, _ right: SIMD4<Int32>) -> SIMD8<UInt8> {
+            let sums = SIMD8(lowHalf: left, highHalf: right)
+            let scaled = (sums.clamped(lowerBound: .zero, upperBound: largest) &+ rounding) &>> Int32(FilterWeights.fractionBits)
+            let levels = SIMD8<UInt8>(truncatingIfNeeded: (scaled &* 32897) &>> 23)
+            // Colour is clamped to alpha: each pixel's alpha byte copied to all four of its bytes.
+            let alphas = (unsafeBitCast(levels, to: SIMD2<UInt32>.self) &>> 24) &* 0x0101_0101
+            return pointwiseMin(levels, unsafeBitCast(alphas, to: SIMD8<UInt8>.self))
         }
         // Unsafe hot loop: two pixels a step (an odd width's last step reads the padding pixel
         // after the slot and drops its result); each pair of taps interleaves the two rows'
@@ -414,8 +489,12 @@ public final class StreamingResampler {
                 left &+= leftProducts.evenHalf &+ leftProducts.oddHalf
                 right &+= rightProducts.evenHalf &+ rightProducts.oddHalf
             }
-            store(left, at: x)
-            if x &+ 1 < width { store(right, at: x &+ 1) }
+            let pixels = levels(left, right)
+            if x &+ 1 < width {
+                output.storeBytes(of: pixels, toByteOffset: 4 &* x, as: SIMD8<UInt8>.self)
+            } else {
+                output.storeBytes(of: pixels.lowHalf, toByteOffset: 4 &* x, as: SIMD4<UInt8>.self)
+            }
             x &+= 2
         }
     }
