@@ -1,3 +1,5 @@
+import CResampleKernels
+
 #if !_endian(little)
 #error("Raster (premultipliedChannels, compositeOver) reads alpha as the high byte of a little-endian pixel word")
 #endif
@@ -20,6 +22,9 @@
 /// - Memory: O(sourceWidth + targetWidth * filter taps), independent of the source height.
 /// - Sources: straight-alpha RGBA8, or opaque RGBA8, RGB8 or grey8 (`SourceFormat`); the
 ///   output is the same for the same colours whatever the layout.
+///
+/// - Speed: on a CPU with AVX2 the two filter passes are CResampleKernels' AVX2 code (four
+///   taps or four pixels a step), elsewhere the Swift code below; the integers are the same.
 ///
 /// One instance resamples one image: call `push(row:emit:)` exactly `sourceHeight` times.
 /// The last push emits the last target rows. If `emit` throws, discard the instance.
@@ -106,12 +111,39 @@ public final class StreamingResampler {
     private var rowsInGroup = 0
     private var shrunkRowCount = 0
 
+    /// Which code runs the two filter passes: the same integers either way.
+    enum Kernels: Sendable {
+        /// The Swift passes below, 128-bit vectors (every CPU).
+        case portable
+        /// The AVX2 passes of CResampleKernels, four taps or four pixels a step.
+        case avx2
+
+        /// AVX2 where this CPU runs it.
+        static let best: Kernels = mrk_avx2_available() != 0 ? .avx2 : .portable
+    }
+    let kernels: Kernels
+    /// AVX2 only: the shrunk row as quads (see `mrk_build_quads`), and each target pixel's
+    /// horizontal weights in quads of taps (16 Int16 each, zero-padded).
+    private let shrunkQuads: UnsafeMutableBufferPointer<Int16>
+    private let horizontalWeightQuads: UnsafeMutableBufferPointer<Int16>
+    private let horizontalQuadCount: Int
+    /// The weights of `verticalTapRows`, one a row.
+    private let verticalTapWeights: UnsafeMutableBufferPointer<Int16>
+
     /// `sourceFormat` is the layout of the rows that will be pushed; every format but `.rgba8`
     /// promises an opaque source, whose block sums hold raw samples (the premultiply's factor
     /// 255 is folded into `blockReciprocals`).
-    public init(sourceWidth: Int, sourceHeight: Int, targetWidth: Int, targetHeight: Int,
-                sourceFormat: SourceFormat = .rgba8) {
+    public convenience init(sourceWidth: Int, sourceHeight: Int, targetWidth: Int, targetHeight: Int,
+                            sourceFormat: SourceFormat = .rgba8) {
+        self.init(sourceWidth: sourceWidth, sourceHeight: sourceHeight, targetWidth: targetWidth,
+                  targetHeight: targetHeight, sourceFormat: sourceFormat, kernels: .best)
+    }
+
+    /// `kernels` chooses the filter passes' code (tests compare the two).
+    init(sourceWidth: Int, sourceHeight: Int, targetWidth: Int, targetHeight: Int,
+         sourceFormat: SourceFormat, kernels: Kernels) {
         self.sourceFormat = sourceFormat
+        self.kernels = kernels
         horizontal = AxisPlan(sourceSize: sourceWidth, targetSize: targetWidth)
         // Vertical weights of very tall targets are computed a row at a time, so memory stays
         // independent of the height; up to 64 Ki rows (at most 6.5 MB of weights) they are kept.
@@ -135,13 +167,15 @@ public final class StreamingResampler {
             precondition(plan.filter.maxAbsoluteWeight <= Int32(Int16.max),
                          "filter weights too large for 16-bit lanes")
         }
-        shrunkRow = .allocate(capacity: horizontal.shrunkSize + 1)
+        // Zero pixels after the row: one for the portable pass's last pair, three for the last quad.
+        shrunkRow = .allocate(capacity: horizontal.shrunkSize + 3)
         shrunkRow.initialize(repeating: .zero)
-        shrunkPairs = .allocate(capacity: horizontal.shrunkSize)
+        shrunkPairs = .allocate(capacity: kernels == .portable ? horizontal.shrunkSize : 0)
         shrunkPairs.initialize(repeating: .zero)
         blockReciprocals = .allocate(capacity: horizontal.shrunkSize)
         blockReciprocals.initialize(repeating: 0)
-        reducedRows = .allocate(capacity: targetWidth * vertical.filter.tapCount + 1)
+        // Padding after the last slot: the portable pass reads one pixel past a row, AVX2 three.
+        reducedRows = .allocate(capacity: targetWidth * vertical.filter.tapCount + 3)
         reducedRows.initialize(repeating: .zero)
         let tapCount = horizontal.filter.tapCount, pairCount = (tapCount + 1) / 2
         horizontalPairCount = pairCount
@@ -154,7 +188,23 @@ public final class StreamingResampler {
                     .initialize(to: Self.weightPair(first, second))
             }
         }
+        let quadCount = kernels == .avx2 ? (pairCount + 1) / 2 : 0
+        horizontalQuadCount = quadCount
+        shrunkQuads = .allocate(capacity: quadCount == 0 ? 0 : 16 * horizontal.shrunkSize)
+        horizontalWeightQuads = .allocate(capacity: 16 * quadCount * targetWidth)
+        horizontalWeightQuads.initialize(repeating: 0)
+        for x in 0..<(quadCount == 0 ? 0 : targetWidth) {
+            for tap in 0..<tapCount {
+                // Quad q holds taps 4q...4q+3 as (w0 w1) x 4, then (w2 w3) x 4.
+                let quad = tap / 4, within = tap % 4
+                let base = 16 * (x * quadCount + quad) + (within < 2 ? 0 : 8) + within % 2
+                for channel in 0..<4 {
+                    horizontalWeightQuads[base + 2 * channel] = Int16(horizontal.filter.weights[x * tapCount + tap])
+                }
+            }
+        }
         verticalTapRows = .allocate(capacity: vertical.filter.tapCount + 1)
+        verticalTapWeights = .allocate(capacity: vertical.filter.tapCount + 1)
         verticalRowWeights = .allocate(capacity: vertical.filter.tapCount)
         verticalNextFirstInput = vertical.filter.row(0, into: verticalRowWeights)
         verticalWeightPairs = .allocate(capacity: (vertical.filter.tapCount + 1) / 2)
@@ -170,6 +220,9 @@ public final class StreamingResampler {
         shrunkPairs.deallocate()
         horizontalWeightPairs.deallocate()
         verticalTapRows.deallocate()
+        verticalTapWeights.deallocate()
+        shrunkQuads.deallocate()
+        horizontalWeightQuads.deallocate()
         verticalRowWeights.deallocate()
         verticalWeightPairs.deallocate()
         targetRow.deallocate()
@@ -400,6 +453,22 @@ public final class StreamingResampler {
 
     /// Filters `shrunkRow` horizontally into `reducedRows`, starting at pixel `offset`.
     private func reduceHorizontally(into offset: Int) {
+        if kernels == .avx2 {
+            // firstInput[x] + 4 * quadCount <= shrunkSize + 3, within the zero-padded row.
+            let quads = shrunkQuads.baseAddress!
+            UnsafeRawPointer(shrunkRow.baseAddress!).withMemoryRebound(to: Int16.self, capacity: 4 * (horizontal.shrunkSize + 3)) { pixels in
+                mrk_build_quads(pixels, horizontal.shrunkSize, quads)
+            }
+            horizontal.filter.firstInput.withUnsafeBufferPointer { firstInput in
+                UnsafeMutableRawPointer(reducedRows.baseAddress! + offset).withMemoryRebound(to: Int16.self, capacity: 4 * targetWidth) { output in
+                    firstInput.withMemoryRebound(to: Int64.self) { firstInput in
+                        mrk_horizontal_avx2(quads, firstInput.baseAddress!, horizontalWeightQuads.baseAddress!, horizontalQuadCount,
+                                            targetWidth, Self.maxSample, output)
+                    }
+                }
+            }
+            return
+        }
         let shrunk = UnsafeRawPointer(shrunkRow.baseAddress!), pairs = shrunkPairs.baseAddress!
         for j in 0..<horizontal.shrunkSize {
             let both = shrunk.loadUnaligned(fromByteOffset: 8 &* j, as: SIMD8<Int16>.self)  // pixels j, j + 1
@@ -439,6 +508,7 @@ public final class StreamingResampler {
             let weight = Int16(rowWeights[tap])
             if weight == 0 { continue }
             verticalTapRows[usedTaps] = UnsafePointer(reducedRows.baseAddress! + width * ((firstInput + tap) % tapCount))
+            verticalTapWeights[usedTaps] = weight
             if usedTaps % 2 == 0 {
                 firstOfPair = weight
             } else {
@@ -448,8 +518,16 @@ public final class StreamingResampler {
         }
         if usedTaps % 2 == 1 {
             verticalTapRows[usedTaps] = verticalTapRows[usedTaps - 1]
+            verticalTapWeights[usedTaps] = 0
             verticalWeightPairs[usedTaps / 2] = Self.weightPair(firstOfPair, 0)
             usedTaps += 1
+        }
+        if kernels == .avx2 {
+            // Every row is followed by at least three readable pixels (the next slot, or the padding).
+            UnsafeRawPointer(verticalTapRows.baseAddress!).withMemoryRebound(to: UnsafePointer<Int16>?.self, capacity: usedTaps) { rows in
+                mrk_vertical_avx2(rows, verticalTapWeights.baseAddress!, usedTaps, width, Self.maxSample, targetRow.baseAddress!)
+            }
+            return
         }
         // Sums are in units of 1/255 of an 8-bit level, times 2^fractionBits: one rounded
         // division by 255 << fractionBits brings them to 8 bits, done exactly as a shift by
