@@ -175,4 +175,20 @@ import Glibc
             #expect(causes.first??.kind == .malformed, "cut at \(cut): \(causes)")
         }
     }
+
+    /// An image with one side over the pixel limit is a pixel-limit refusal, with its
+    /// size, on both routes and in the header pass's rule (libpng's own side limits
+    /// used to make it an "invalid IHDR chunk").
+    @Test func aSideOverThePixelLimitIsAPixelLimitRefusal() throws {
+        let limits = PNGLimits(maxPixels: 1000)
+        for (width, height) in [(2000, 1), (1, 2000), (40, 40)] {
+            let png = PNGBytes.rgba8(width: width, height: height, pixels: [UInt8](repeating: 1, count: width * height * 4))
+            let expected = PNGFailure.pixelLimit(width: width, height: height, limit: 1000)
+            #expect(limits.refusal(width: width, height: height)?.failure == expected)
+            for route in [PNGDecodeRoute.automatic, .libpngOnly] {
+                let cause = Self.cause { _ = try PNGDecoder(bytes: png, limits: limits, route: route) }
+                #expect(cause == expected, "\(width)×\(height) by \(route)")
+            }
+        }
+    }
 }
