@@ -11,33 +11,49 @@ import Glibc
 
 @Suite struct FailureReasonTests {
     /// A corrupt PngSuite file, the defect INVENTORY.md gives for it, and the cause
-    /// each reader must name: the 33-byte header read (`PNGHeader`), which judges
+    /// each reader must name (with the decoder's words): the 33-byte header read (`PNGHeader`), which judges
     /// fields one by one, and the decoder, which has libpng's verdict.
     struct Corrupt: Sendable, CustomStringConvertible {
         let name: String
         let header: PNGFailure?
         let decoder: PNGFailure
+        /// What users see for the decoder's cause (the words libpng's text was turned into before).
+        let wording: String
         var description: String { name }
     }
 
     static let corrupt: [Corrupt] = [
         // Signature: libpng's rule (a wrong first half is not a PNG; a right first
         // half with a wrong second half is newline-conversion damage) for both readers.
-        Corrupt(name: "xs1n0g01.png", header: .notPNG, decoder: .notPNG),           // byte 1's MSB reset
-        Corrupt(name: "xs2n0g01.png", header: .notPNG, decoder: .notPNG),           // byte 2 is 'Q'
-        Corrupt(name: "xs4n0g01.png", header: .notPNG, decoder: .notPNG),           // byte 4 lowercase
-        Corrupt(name: "xs7n0g01.png", header: .textModeTransfer, decoder: .textModeTransfer),   // byte 7 a space
-        Corrupt(name: "xcrn0g04.png", header: .textModeTransfer, decoder: .textModeTransfer),   // CR added
-        Corrupt(name: "xlfn0g04.png", header: .textModeTransfer, decoder: .textModeTransfer),   // LF added
-        Corrupt(name: "xhdn0g08.png", header: .badCRC(chunk: "IHDR"), decoder: .badCRC(chunk: "IHDR")),
-        Corrupt(name: "xc1n0g08.png", header: .invalidColourType(1), decoder: .invalidIHDR),
-        Corrupt(name: "xc9n2c08.png", header: .invalidColourType(9), decoder: .invalidIHDR),
-        Corrupt(name: "xd0n2c08.png", header: .invalidBitDepth(0, colourType: 2), decoder: .invalidIHDR),
-        Corrupt(name: "xd3n2c08.png", header: .invalidBitDepth(3, colourType: 2), decoder: .invalidIHDR),
-        Corrupt(name: "xd9n2c08.png", header: .invalidBitDepth(99, colourType: 2), decoder: .invalidIHDR),
+        Corrupt(name: "xs1n0g01.png", header: .notPNG, decoder: .notPNG,
+                wording: "not a PNG file"),           // byte 1's MSB reset
+        Corrupt(name: "xs2n0g01.png", header: .notPNG, decoder: .notPNG,
+                wording: "not a PNG file"),           // byte 2 is 'Q'
+        Corrupt(name: "xs4n0g01.png", header: .notPNG, decoder: .notPNG,
+                wording: "not a PNG file"),           // byte 4 lowercase
+        Corrupt(name: "xs7n0g01.png", header: .textModeTransfer, decoder: .textModeTransfer,
+                wording: "not a PNG file (corrupted by text-mode transfer)"),   // byte 7 a space
+        Corrupt(name: "xcrn0g04.png", header: .textModeTransfer, decoder: .textModeTransfer,
+                wording: "not a PNG file (corrupted by text-mode transfer)"),   // CR added
+        Corrupt(name: "xlfn0g04.png", header: .textModeTransfer, decoder: .textModeTransfer,
+                wording: "not a PNG file (corrupted by text-mode transfer)"),   // LF added
+        Corrupt(name: "xhdn0g08.png", header: .badCRC(chunk: "IHDR"), decoder: .badCRC(chunk: "IHDR"),
+                wording: "bad CRC in IHDR chunk"),
+        Corrupt(name: "xc1n0g08.png", header: .invalidColourType(1), decoder: .invalidIHDR,
+                wording: "invalid IHDR chunk (size, bit depth or colour type)"),
+        Corrupt(name: "xc9n2c08.png", header: .invalidColourType(9), decoder: .invalidIHDR,
+                wording: "invalid IHDR chunk (size, bit depth or colour type)"),
+        Corrupt(name: "xd0n2c08.png", header: .invalidBitDepth(0, colourType: 2), decoder: .invalidIHDR,
+                wording: "invalid IHDR chunk (size, bit depth or colour type)"),
+        Corrupt(name: "xd3n2c08.png", header: .invalidBitDepth(3, colourType: 2), decoder: .invalidIHDR,
+                wording: "invalid IHDR chunk (size, bit depth or colour type)"),
+        Corrupt(name: "xd9n2c08.png", header: .invalidBitDepth(99, colourType: 2), decoder: .invalidIHDR,
+                wording: "invalid IHDR chunk (size, bit depth or colour type)"),
         // The header is sound; the damage is past it.
-        Corrupt(name: "xcsn0g01.png", header: nil, decoder: .badCRC(chunk: "IDAT")),
-        Corrupt(name: "xdtn0g01.png", header: nil, decoder: .noImageData),
+        Corrupt(name: "xcsn0g01.png", header: nil, decoder: .badCRC(chunk: "IDAT"),
+                wording: "bad CRC in IDAT chunk"),
+        Corrupt(name: "xdtn0g01.png", header: nil, decoder: .noImageData,
+                wording: "missing image data (no IDAT chunk)"),
     ]
 
     @Test func everyCorruptFileIsPinned() {
@@ -58,6 +74,7 @@ import Glibc
         }
         let header = Self.cause { _ = try PNGHeader(contentsOfFile: path) }
         #expect(header == file.header, "\(file.name) header")
+        #expect(PNGError(file.decoder).reason == file.wording)
         #expect(file.decoder.kind == .malformed && file.header?.kind ?? .malformed == .malformed)
     }
 
