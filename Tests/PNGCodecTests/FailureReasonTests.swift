@@ -152,6 +152,27 @@ import Glibc
         #expect(causes.allSatisfy { $0.message.hasPrefix("out of memory") })
     }
 
+    /// A real allocation failure: an interlaced 65536×(2^31-1) image, whose whole-image
+    /// buffer (2^49 bytes) is more than the address space, in a sparse file large enough
+    /// that its header's claim is not refused as truncated first. Same cause on both routes.
+    @Test func interlacedImageTooLargeToHoldIsOutOfMemoryOfTheOneKind() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("failure-reasons-oom-\(getpid()).png").path
+        let start = PNGBytes.signature + PNGBytes.ihdr(width: 65536, height: 0x7FFF_FFFF, bitDepth: 1, colorType: 0, interlace: 1)
+            + PNGBytes.be32(0x7FFF_FFFF) + Array("IDAT".utf8)
+        try Data(start).write(to: URL(fileURLWithPath: path))
+        defer { unlink(path) }
+        try #require(truncate(path, 18_000_000_000) == 0, "sparse file: \(String(cString: strerror(errno)))")
+        let limits = PNGLimits(maxPixels: Int.max)
+        for route in [PNGDecodeRoute.automatic, .libpngOnly] {
+            let cause = Self.cause {
+                let decoder = try PNGDecoder(contentsOfFile: path, limits: limits, route: route)
+                try decoder.readRows { _, _ in }
+            }
+            #expect(cause == .outOfMemoryForInterlacedImage(width: 65536, height: 0x7FFF_FFFF), "\(route)")
+            #expect(cause?.kind == PNGFailure.outOfMemory.kind)
+        }
+    }
+
     /// A write that fails has one cause whichever compressor writes the file.
     @Test func writeFailureIsTheSameCauseForEitherCompressor() throws {
         let readOnly = open("/dev/null", O_RDONLY | O_CLOEXEC)
