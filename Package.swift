@@ -78,7 +78,7 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["PNGCodec"], path: "Tests/TestSupport"),
         // Headless Chromium over the DevTools pipe, for the browser tests and gallery-page-bench.
         .target(name: "HeadlessChromium", path: "Tests/HeadlessChromium"),
-        .testTarget(name: "PNGCodecTests", dependencies: ["PNGCodec", "CZlib", "TestSupport"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "PNGCodecTests", dependencies: ["PNGCodec", "CPNGBridge", "CZlib", "TestSupport"], resources: [.copy("Fixtures")]),
         .testTarget(name: "MasonryLayoutTests", dependencies: ["MasonryLayout", "TestSupport"]),
         .testTarget(name: "JPEGCodecTests", dependencies: ["JPEGCodec", "PNGCodec", "Raster", "TestSupport"], resources: [.copy("Fixtures")]),
         .testTarget(name: "RasterTests", dependencies: ["Raster", "TestSupport"], resources: [.copy("Fixtures")]),
