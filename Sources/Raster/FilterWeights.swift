@@ -1,3 +1,5 @@
+import Synchronization
+
 /// How one axis of a resize is done: an integer box shrink by `shrinkFactor`,
 /// then a filtered reduce (or enlarge) from `shrunkSize` to `targetSize`.
 ///
@@ -25,6 +27,38 @@ struct AxisPlan: Sendable {
         filter = FilterWeights(inputCount: shrunkSize, outputCount: targetSize, inputPerOutput: inputPerOutput,
                                storing: storingWeights)
     }
+}
+
+extension AxisPlan {
+    /// The plan for `sourceSize` -> `targetSize` with stored weights, made once per process
+    /// for each pair of sizes: galleries often hold many images of one size (a camera's
+    /// photos, a test suite's screenshots, clip art at a few sizes), and computing the weights
+    /// costs more than painting a small tile's worth of them. Plans of up to 1 MiB are kept,
+    /// 8 MiB in all; the oldest goes first.
+    static func shared(sourceSize: Int, targetSize: Int) -> AxisPlan {
+        let key = SIMD2(sourceSize, targetSize)
+        if let plan = cache.withLock({ $0.plans[key] }) { return plan }
+        let plan = AxisPlan(sourceSize: sourceSize, targetSize: targetSize)
+        let bytes = plan.filter.storedBytes
+        guard bytes <= cacheBytes / 8 else { return plan }
+        cache.withLock { cache in
+            guard cache.plans.updateValue(plan, forKey: key) == nil else { return }
+            cache.order.append(key)
+            cache.bytes += bytes
+            while cache.bytes > cacheBytes, let oldest = cache.order.first {
+                cache.order.removeFirst()
+                cache.bytes -= cache.plans.removeValue(forKey: oldest)?.filter.storedBytes ?? 0
+            }
+        }
+        return plan
+    }
+
+    /// The memory the kept plans take now.
+    static var cachedBytes: Int { cache.withLock { $0.bytes } }
+
+    /// The most memory `shared` keeps plans in.
+    static let cacheBytes = 8 << 20
+    private static let cache = Mutex<(plans: [SIMD2<Int>: AxisPlan], order: [SIMD2<Int>], bytes: Int)>(([:], [], 0))
 }
 
 /// Fixed-point weights of a separable resampling filter along one axis.
@@ -103,6 +137,11 @@ struct FilterWeights: Sendable {
         self.weights = weights
         self.maxAbsoluteWeightSum = maxAbsoluteWeightSum
         self.maxAbsoluteWeight = maxAbsoluteWeight
+    }
+
+    /// The memory the stored weights and first inputs take.
+    var storedBytes: Int {
+        weights.count * MemoryLayout<Int32>.stride + firstInput.count * MemoryLayout<Int>.stride
     }
 
     private func window(_ output: Int) -> (centre: Double, range: Range<Int>) {

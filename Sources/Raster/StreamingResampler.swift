@@ -144,10 +144,11 @@ public final class StreamingResampler {
          sourceFormat: SourceFormat, kernels: Kernels) {
         self.sourceFormat = sourceFormat
         self.kernels = kernels
-        horizontal = AxisPlan(sourceSize: sourceWidth, targetSize: targetWidth)
+        horizontal = AxisPlan.shared(sourceSize: sourceWidth, targetSize: targetWidth)
         // Vertical weights of very tall targets are computed a row at a time, so memory stays
         // independent of the height; up to 64 Ki rows (at most 6.5 MB of weights) they are kept.
-        vertical = AxisPlan(sourceSize: sourceHeight, targetSize: targetHeight, storingWeights: targetHeight <= 1 << 16)
+        vertical = targetHeight <= 1 << 16 ? AxisPlan.shared(sourceSize: sourceHeight, targetSize: targetHeight)
+            : AxisPlan(sourceSize: sourceHeight, targetSize: targetHeight, storingWeights: false)
         self.sourceWidth = sourceWidth
         self.sourceHeight = sourceHeight
         self.targetWidth = targetWidth

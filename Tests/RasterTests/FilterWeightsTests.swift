@@ -61,4 +61,24 @@ import Testing
             #expect(abs(sinPi(x) - sin(Double.pi * x)) < 1e-12, "sinPi(\(x))")
         }
     }
+
+    /// A shared plan is the plan made afresh, and the process-wide cache stays within its
+    /// byte bound however many sizes pass through it (large plans are never kept).
+    @Test func sharedPlansEqualFreshOnesWithinTheCacheBound() {
+        var generator = SplitMix64(seed: SplitMix64.testSeed ^ 0xCA)
+        // Random small pairs, then two whose plans are over 1 MiB.
+        let sizes = (0..<300).map { _ in (Int.random(in: 1...3000, using: &generator), Int.random(in: 1...500, using: &generator)) }
+            + [(200_000, 20_000), (100, 45_000)]
+        for (source, target) in sizes {
+            let shared = AxisPlan.shared(sourceSize: source, targetSize: target)
+            let again = AxisPlan.shared(sourceSize: source, targetSize: target)
+            let fresh = AxisPlan(sourceSize: source, targetSize: target)
+            for plan in [shared, again] {
+                #expect(plan.shrinkFactor == fresh.shrinkFactor && plan.shrunkSize == fresh.shrunkSize)
+                #expect(plan.filter.weights == fresh.filter.weights && plan.filter.firstInput == fresh.filter.firstInput,
+                        "\(source) -> \(target)")
+            }
+            #expect(AxisPlan.cachedBytes <= AxisPlan.cacheBytes)
+        }
+    }
 }
