@@ -62,11 +62,11 @@ import Testing
         }
     }
 
-    /// A shared plan is the plan made afresh, and the process-wide cache stays within its
-    /// byte bound however many sizes pass through it (large plans are never kept).
+    /// A shared plan is the plan made afresh (a kept one, and one too large to keep), and the
+    /// process-wide cache stays within its byte bound however many sizes pass through it.
     @Test func sharedPlansEqualFreshOnesWithinTheCacheBound() {
         var generator = SplitMix64(seed: SplitMix64.testSeed ^ 0xCA)
-        // Random small pairs, then one whose plan is over 1 MiB.
+        // Random small pairs, then one whose plan is over 1 MiB, so is not kept.
         let sizes = (0..<300).map { _ in (Int.random(in: 1...3000, using: &generator), Int.random(in: 1...500, using: &generator)) }
             + [(100, 45_000)]
         for (source, target) in sizes {
