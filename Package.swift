@@ -59,7 +59,9 @@ let package = Package(
         .target(name: "CJPEGBridge", dependencies: ["CLibJPEG"]),
         .target(name: "JPEGCodec", dependencies: ["CJPEGBridge", "PNGCodec", "Raster"]),
         .target(name: "MasonryLayout"),
-        .target(name: "Raster", swiftSettings: rasterSettings),
+        .target(name: "Raster", dependencies: ["CResampleKernels"], swiftSettings: rasterSettings),
+        // The resampler's filter passes in AVX2, chosen at run time (same integers as Raster's own).
+        .target(name: "CResampleKernels"),
         // The built-in font and the text and box painters; FONT-LICENSE is the font's notice.
         .target(name: "BitmapText", dependencies: ["Raster"], exclude: ["FONT-LICENSE"]),
         .target(name: "ImageDiff"),
@@ -76,7 +78,7 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["PNGCodec"], path: "Tests/TestSupport"),
         // Headless Chromium over the DevTools pipe, for the browser tests and gallery-page-bench.
         .target(name: "HeadlessChromium", path: "Tests/HeadlessChromium"),
-        .testTarget(name: "PNGCodecTests", dependencies: ["PNGCodec", "CZlib", "Raster", "TestSupport"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "PNGCodecTests", dependencies: ["PNGCodec", "CPNGBridge", "CZlib", "Raster", "TestSupport"], resources: [.copy("Fixtures")]),
         .testTarget(name: "MasonryLayoutTests", dependencies: ["MasonryLayout", "TestSupport"]),
         .testTarget(name: "JPEGCodecTests", dependencies: ["JPEGCodec", "PNGCodec", "Raster", "TestSupport"], resources: [.copy("Fixtures")]),
         .testTarget(name: "RasterTests", dependencies: ["Raster", "TestSupport"], resources: [.copy("Fixtures")]),

@@ -13,7 +13,7 @@ extension RowPulling {
     /// for a bad file, or whatever `body` throws. Only a decoder none of whose rows were read
     /// can deliver them.
     public func readRows(_ body: (_ y: Int, _ row: UnsafeBufferPointer<UInt8>) throws -> Void) throws {
-        guard !rowsStarted else { throw PNGError(.unsupported, "rows were already read") }
+        guard !rowsStarted else { throw PNGError(.rowsAlreadyRead) }
         var y = 0
         while let row = try nextRow() {
             try body(y, row)
