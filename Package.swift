@@ -48,7 +48,7 @@ let package = Package(
         .target(name: "CPNGBridge", dependencies: ["CLibPNG"]),
         // The fast whole-image decoder for plain PNGs (libdeflate, SSE2); no libpng.
         .target(name: "CPNGFastDecode", dependencies: ["CLibDeflate"]),
-        .target(name: "PNGCodec", dependencies: ["CPNGBridge", "CPNGFastDecode", "CLibDeflate", "CZlib"]),
+        .target(name: "PNGCodec", dependencies: ["CPNGBridge", "CPNGFastDecode", "CLibDeflate", "CZlib", "Raster"]),
         // libjpeg-turbo from Debian (libjpeg62-turbo-dev).
         .systemLibrary(
             name: "CLibJPEG",
@@ -78,7 +78,7 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["PNGCodec"], path: "Tests/TestSupport"),
         // Headless Chromium over the DevTools pipe, for the browser tests and gallery-page-bench.
         .target(name: "HeadlessChromium", path: "Tests/HeadlessChromium"),
-        .testTarget(name: "PNGCodecTests", dependencies: ["PNGCodec", "CPNGBridge", "CZlib", "TestSupport"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "PNGCodecTests", dependencies: ["PNGCodec", "CPNGBridge", "CZlib", "Raster", "TestSupport"], resources: [.copy("Fixtures")]),
         .testTarget(name: "MasonryLayoutTests", dependencies: ["MasonryLayout", "TestSupport"]),
         .testTarget(name: "JPEGCodecTests", dependencies: ["JPEGCodec", "PNGCodec", "Raster", "TestSupport"], resources: [.copy("Fixtures")]),
         .testTarget(name: "RasterTests", dependencies: ["Raster", "TestSupport"], resources: [.copy("Fixtures")]),

@@ -1,5 +1,6 @@
 import CJPEGBridge
 import PNGCodec
+import Raster
 
 /// A row-streaming JPEG decoder (libjpeg-turbo) that shrinks in the DCT domain.
 ///
@@ -16,8 +17,8 @@ import PNGCodec
 ///   progressive scans are read.
 /// - Damage inside the image data (truncation, corrupt entropy-coded data) is not fatal:
 ///   libjpeg fills what is missing with grey and the rows still arrive; the first such
-///   problem is `trailingProblem` after `readRows`.
-public final class JPEGDecoder {
+///   problem is `trailingProblem` once `nextRow()` returned nil.
+public final class JPEGDecoder: RowPulling {
     /// The header as read before decoding (size, components, orientation).
     public let header: JPEGHeader
     /// The DCT scale chosen, in eighths (8 is full size).
@@ -26,7 +27,7 @@ public final class JPEGDecoder {
     public let outputWidth: Int
     public let outputHeight: Int
     /// `.grey8` for greyscale files, `.rgb8` otherwise.
-    public let rowFormat: PNGPixelFormat
+    public let rowFormat: PixelFormat
     /// A problem met in the image data that still let every row be produced (for example
     /// "truncated image data"), or nil.
     public private(set) var trailingProblem: PNGError?
@@ -39,7 +40,9 @@ public final class JPEGDecoder {
     private let bridge: OpaquePointer
     /// Kept open while the bridge reads its descriptor.
     private let file: InputFile
-    private var consumed = false
+    private var cursor: RowCursor
+    /// The row buffer, allocated by the first `nextRow()`.
+    private var row: UnsafeMutableBufferPointer<UInt8>?
 
     /// Opens `file` for decoding to at least twice `minimumWidth` × `minimumHeight` (stored
     /// orientation; 0 × 0 gives the smallest scale, 1/8). Throws `PNGError` with a one-line reason for a
@@ -71,9 +74,13 @@ public final class JPEGDecoder {
         outputWidth = Int(info.output_width)
         outputHeight = Int(info.output_height)
         rowFormat = info.output_channels == 1 ? .grey8 : .rgb8
+        cursor = RowCursor(height: outputHeight)
     }
 
-    deinit { mjpg_decoder_destroy(bridge) }
+    deinit {
+        row?.deallocate()
+        mjpg_decoder_destroy(bridge)
+    }
 
     /// The smallest N in 1, 2, 4, 8 such that a `width` × `height` image decoded at N/8
     /// (libjpeg rounds each side up) is at least `2 * minimumWidth` × `2 * minimumHeight`;
@@ -91,21 +98,29 @@ public final class JPEGDecoder {
         } ?? 8
     }
 
-    /// Delivers every row, top to bottom, in `rowFormat` (`outputWidth * channels` bytes); the
-    /// buffer is reused between calls. Throws `PNGError` for a fatal decoding error, or
-    /// whatever `body` throws. A decoder reads its rows once.
-    public func readRows(_ body: (_ y: Int, _ row: UnsafeBufferPointer<UInt8>) throws -> Void) throws {
-        guard !consumed else { throw PNGError(.unsupported, "rows were already read") }
-        consumed = true
-        let row = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: outputWidth * rowFormat.channels)
-        defer { row.deallocate() }
-        for y in 0..<outputHeight {
-            try Self.check(mjpg_decoder_read_row(bridge, row.baseAddress), bridge)
-            try body(y, UnsafeBufferPointer(row))
-        }
-        let finish = mjpg_decoder_finish(bridge)
-        if finish != MJPG_OK {
-            trailingProblem = Self.error(finish, bridge)
+    /// Returns the next row, top to bottom, in `rowFormat` (`outputWidth * bytesPerPixel` bytes),
+    /// valid until the next call or until the decoder is released; nil after the last row (that
+    /// call also sets `trailingProblem`). Throws `PNGError` for a fatal decoding error, and the
+    /// same error again on any later call. Stopping early is fine: releasing the decoder frees
+    /// everything.
+    public func nextRow() throws(PNGError) -> UnsafeBufferPointer<UInt8>? {
+        try cursor.next(read: { _ throws(PNGError) in try readRow() }, finish: finish)
+    }
+
+    public var rowsStarted: Bool { cursor.started }
+
+    private func readRow() throws(PNGError) -> UnsafeBufferPointer<UInt8> {
+        let row = self.row ?? .allocate(capacity: outputWidth * rowFormat.bytesPerPixel)
+        self.row = row
+        try Self.check(mjpg_decoder_read_row(bridge, row.baseAddress), bridge)
+        return UnsafeBufferPointer(row)
+    }
+
+    /// After the last row: reads what follows the image data and notes any damage.
+    private func finish() {
+        let status = mjpg_decoder_finish(bridge)
+        if status != MJPG_OK {
+            trailingProblem = Self.error(status, bridge)
         } else if let warning = String(validatingCString: mjpg_decoder_warning(bridge)), !warning.isEmpty {
             trailingProblem = PNGError(.malformed, LibJPEGMessage.humanReason(warning))
         }

@@ -1,5 +1,6 @@
 import Foundation
 import PNGCodec
+import Synchronization
 #if canImport(Glibc)
 @preconcurrency import Glibc
 #endif
@@ -33,11 +34,17 @@ enum RunFault {
 /// tries again, so a low `ulimit -n` means fewer files open at once, not lost
 /// inputs. When none is open, nothing can be freed: the fault is recorded,
 /// every later open fails at once, and `checkRun()` throws it.
-public final class InputOpener: @unchecked Sendable {
-    // @unchecked Sendable: `openCount` and `fault` are only touched while holding `condition`.
-    private let condition = NSCondition()
-    private var openCount = 0
-    private var fault: SheetError?
+public final class InputOpener: Sendable {
+    /// How many files opened here are open, and the run fault once one was met.
+    private struct State {
+        var openCount = 0
+        var fault: SheetError?
+    }
+
+    private let state = Mutex(State())
+    /// Broadcast (while holding it) each time a file closes; an opener waiting for that checks
+    /// `openCount` while holding it too, so no close is missed between the check and the wait.
+    private let fileClosed = NSCondition()
 
     public init() {}
 
@@ -49,46 +56,50 @@ public final class InputOpener: @unchecked Sendable {
         var file: InputFile? = try open(path)
         defer {
             file = nil   // closes the descriptor before others are told it is free
-            condition.withLock { openCount -= 1 }
-            condition.broadcast()
+            state.withLock { $0.openCount -= 1 }
+            fileClosed.withLock { fileClosed.broadcast() }
         }
         return try body(file!)
     }
 
     /// Throws the run fault met while opening inputs, if any.
     public func checkRun() throws(SheetError) {
-        if let fault = condition.withLock({ fault }) { throw fault }
+        if let fault = state.withLock({ $0.fault }) { throw fault }
     }
 
     private func open(_ path: RawPath) throws(PNGError) -> InputFile {
         var retriesWithNothingOpen = 0
         while true {
-            if let fault = condition.withLock({ fault }) { throw PNGError(.io, fault.message) }
+            if let fault = state.withLock({ $0.fault }) { throw PNGError(.io, fault.message) }
             let error: PNGError
             do {
                 let file = try path.openInputFile()
-                condition.withLock { openCount += 1 }
+                state.withLock { $0.openCount += 1 }
                 return file
             } catch let caught {
                 error = caught
             }
             guard let code = RunFault.code(of: error) else { throw error }
-            condition.lock()
-            if openCount > 0 {
+            fileClosed.lock()
+            if state.withLock({ $0.openCount }) > 0 {
                 // Another input will close soon: wait for it, then try again.
-                _ = condition.wait(until: Date(timeIntervalSinceNow: 0.1))
-                condition.unlock()
+                _ = fileClosed.wait(until: Date(timeIntervalSinceNow: 0.1))
+                fileClosed.unlock()
                 continue
             }
+            fileClosed.unlock()
             retriesWithNothingOpen += 1
             if retriesWithNothingOpen < 3 {
-                condition.unlock()
                 usleep(10_000)
                 continue
             }
-            let recorded = fault ?? SheetError("cannot open \(path.displayName): \(RunFault.describe(code) ?? error.reason)")
-            fault = recorded
-            condition.unlock()
+            let recorded = state.withLock { state -> SheetError? in
+                guard state.openCount == 0 else { return nil }   // one was opened meanwhile: wait for it
+                let recorded = state.fault ?? SheetError("cannot open \(path.displayName): \(RunFault.describe(code) ?? error.reason)")
+                state.fault = recorded
+                return recorded
+            }
+            guard let recorded else { continue }
             throw PNGError(.io, recorded.message)
         }
     }

@@ -1,5 +1,6 @@
 import CPNGBridge
 import CPNGFastDecode
+import Raster
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -61,7 +62,8 @@ public enum PNGDecodeRoute: Sendable, Hashable {
 }
 
 /// A row-streaming decoder from any PNG to 8-bit straight-alpha RGBA (or, when asked
-/// for compact rows, to 8-bit RGB or grey for an image without alpha or tRNS).
+/// for compact rows, to 8-bit RGB or grey for an image without alpha or tRNS); rows are
+/// pulled one at a time (`nextRow()`) or pushed to a closure (`readRows`).
 ///
 /// Palette and tRNS are expanded, low bit depths scaled up, 16-bit samples
 /// scaled down with rounding, grey replicated. gAMA, cHRM, sRGB and iCCP are
@@ -73,13 +75,14 @@ public enum PNGDecodeRoute: Sendable, Hashable {
 /// Both give identical rows; every error reason comes from libpng (through CPNGBridge,
 /// which reads libpng's words into a `PNGFailure`).
 /// The size limit is checked from IHDR before any pixel memory is allocated.
-public final class PNGDecoder {
+public final class PNGDecoder: RowPulling {
     /// The header as read from IHDR.
     public let header: PNGHeader
     /// True when the image has neither an alpha channel nor tRNS: every decoded alpha is 255.
     public let isOpaque: Bool
-    /// The layout of the delivered rows: always `.rgba8` unless compact rows were asked for.
-    public let rowFormat: PNGPixelFormat
+    /// The layout of the delivered rows: `.rgba8`, or `.opaqueRGBA8` when `isOpaque`, unless
+    /// compact rows were asked for (then `.rgb8` or `.grey8` when `isOpaque`).
+    public let rowFormat: PixelFormat
     /// True when the fast path decodes this file (false: libpng does).
     public var usesFastPath: Bool {
         if case .fast = backend { true } else { false }
@@ -99,7 +102,9 @@ public final class PNGDecoder {
 
     private let backend: Backend
     private let source: Any
-    private var consumed = false
+    private var cursor: RowCursor
+    /// The libpng route's row buffer, or a whole Adam7 image; malloc'd, nil when not needed.
+    private var rowStorage: UnsafeMutablePointer<UInt8>?
 
     /// Decodes the regular file at `path`.
     public convenience init(contentsOfFile path: String, limits: PNGLimits = .init(),
@@ -153,10 +158,11 @@ public final class PNGDecoder {
         backend = .fast(fast)
         self.source = source
         isOpaque = info.has_transparency == 0
-        rowFormat = Self.format(channels: info.channels)
+        rowFormat = Self.format(channels: info.channels, opaque: isOpaque)
         // The fast path accepts only valid colour types.
         header = PNGHeader(width: Int(info.width), height: Int(info.height), bitDepth: Int(info.bit_depth),
                            colorType: PNGColorType(rawValue: UInt8(info.color_type)) ?? .rgba, isInterlaced: false)
+        cursor = RowCursor(height: header.height)
     }
 
     private init(bridge: OpaquePointer, keeping source: Any, limits: PNGLimits, compactOpaqueRows: Bool) throws(PNGError) {
@@ -176,66 +182,75 @@ public final class PNGDecoder {
             throw PNGError(.invalidColourType(Int(info.color_type)))
         }
         isOpaque = info.has_transparency == 0
-        rowFormat = Self.format(channels: info.channels)
+        rowFormat = Self.format(channels: info.channels, opaque: isOpaque)
         header = PNGHeader(width: Int(info.width), height: Int(info.height), bitDepth: Int(info.bit_depth),
                            colorType: colorType, isInterlaced: info.interlaced != 0)
+        cursor = RowCursor(height: header.height)
     }
 
-    private static func format(channels: Int32) -> PNGPixelFormat {
+    private static func format(channels: Int32, opaque: Bool) -> PixelFormat {
         switch channels {
         case 1: .grey8
         case 3: .rgb8
-        default: .rgba8
+        default: opaque ? .opaqueRGBA8 : .rgba8
         }
     }
 
     deinit {
+        free(rowStorage)
         switch backend {
         case .libpng(let bridge): mpng_decoder_destroy(bridge)
         case .fast(let image): mfast_destroy(image)
         }
     }
 
-    /// Delivers every row, top to bottom, in `rowFormat` (`width * channels` bytes). The
-    /// buffer is reused between calls. Throws `PNGError` for a bad file, or
-    /// whatever `body` throws. A decoder reads its rows once.
-    public func readRows(_ body: (_ y: Int, _ row: UnsafeBufferPointer<UInt8>) throws -> Void) throws {
-        guard !consumed else { throw PNGError(.rowsAlreadyRead) }
-        consumed = true
-        let rowBytes = header.width * rowFormat.channels
-        let bridge: OpaquePointer
+    /// Returns the next row, top to bottom, in `rowFormat` (`width * bytesPerPixel` bytes), valid
+    /// until the next call or until the decoder is released; nil after the last row (that call
+    /// also sets `trailingProblem`). Throws `PNGError` for a bad file, and the same error again
+    /// on any later call. Stopping early is fine: releasing the decoder frees everything.
+    /// An Adam7 image is decoded whole on the first call (the pixel limit bounds it) and its
+    /// buffer freed at the end; other libpng files hold one row.
+    public func nextRow() throws(PNGError) -> UnsafeBufferPointer<UInt8>? {
+        try cursor.next(read: row, finish: finish)
+    }
+
+    public var rowsStarted: Bool { cursor.started }
+
+    private func row(_ y: Int) throws(PNGError) -> UnsafeBufferPointer<UInt8> {
+        let rowBytes = header.width * rowFormat.bytesPerPixel
         switch backend {
         case .fast(let image):
-            for y in 0..<header.height {
-                try body(y, UnsafeBufferPointer(start: mfast_next_row(image), count: rowBytes))
+            return UnsafeBufferPointer(start: mfast_next_row(image), count: rowBytes)
+        case .libpng(let bridge) where header.isInterlaced:
+            if y == 0 {
+                let image = try allocateRows(rowBytes, header.height,
+                                             orElse: .outOfMemoryForInterlacedImage(width: header.width, height: header.height))
+                var rows = (0..<header.height).map { Optional(image + $0 * rowBytes) }
+                try check(mpng_decoder_read_image(bridge, &rows), bridge)
             }
-            return
-        case .libpng(let libpng):
-            bridge = libpng
+            return UnsafeBufferPointer(start: rowStorage! + y * rowBytes, count: rowBytes)
+        case .libpng(let bridge):
+            let row = if let rowStorage { rowStorage } else { try allocateRows(rowBytes, 1, orElse: .outOfMemory) }
+            try check(mpng_decoder_read_row(bridge, row), bridge)
+            return UnsafeBufferPointer(start: row, count: rowBytes)
         }
-        if header.isInterlaced {
-            // malloc rather than `allocate`: with a raised pixel limit the
-            // whole image can be gigabytes, and a failed `allocate` traps;
-            // a failed malloc is reported as this file's problem instead.
-            let (total, overflow) = rowBytes.multipliedReportingOverflow(by: header.height)
-            guard !overflow, let memory = malloc(max(total, 1)) else {
-                throw PNGError(.outOfMemoryForInterlacedImage(width: header.width, height: header.height))
-            }
-            defer { free(memory) }
-            let image = UnsafeMutableBufferPointer(start: memory.assumingMemoryBound(to: UInt8.self), count: total)
-            var rows = (0..<header.height).map { Optional(image.baseAddress! + $0 * rowBytes) }
-            try check(mpng_decoder_read_image(bridge, &rows), bridge)
-            for y in 0..<header.height {
-                try body(y, UnsafeBufferPointer(rebasing: image[y * rowBytes ..< (y + 1) * rowBytes]))
-            }
-        } else {
-            let row = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: rowBytes)
-            defer { row.deallocate() }
-            for y in 0..<header.height {
-                try check(mpng_decoder_read_row(bridge, row.baseAddress), bridge)
-                try body(y, UnsafeBufferPointer(row))
-            }
-        }
+    }
+
+    /// `count` rows of `rowBytes` in `rowStorage`. malloc rather than `allocate`: with a raised
+    /// pixel limit a whole interlaced image can be gigabytes, and a failed `allocate` traps; a
+    /// failed malloc is reported as this file's problem instead.
+    private func allocateRows(_ rowBytes: Int, _ count: Int, orElse failure: PNGFailure) throws(PNGError) -> UnsafeMutablePointer<UInt8> {
+        let (total, overflow) = rowBytes.multipliedReportingOverflow(by: count)
+        guard !overflow, let memory = malloc(max(total, 1)) else { throw PNGError(failure) }
+        rowStorage = memory.assumingMemoryBound(to: UInt8.self)
+        return rowStorage!
+    }
+
+    /// After the last row: frees the row memory and reads the rest of the file (libpng).
+    private func finish() {
+        free(rowStorage)
+        rowStorage = nil
+        guard case .libpng(let bridge) = backend else { return }
         if mpng_decoder_finish(bridge) != MPNG_OK {
             trailingProblem = Self.error(bridge)
         } else if let warning = mpng_decoder_warning(bridge)?.pointee, warning.status != MPNG_OK {

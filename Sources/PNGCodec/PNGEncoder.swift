@@ -1,30 +1,14 @@
 import CPNGBridge
+import Raster
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// An 8-bit pixel layout: what the encoder accepts and writes, and what the decoder delivers.
-public enum PNGPixelFormat: Sendable, Hashable {
-    /// Straight-alpha RGBA, 4 bytes a pixel.
-    case rgba8
-    /// RGB, 3 bytes a pixel.
-    case rgb8
-    /// Grey, 1 byte a pixel.
-    case grey8
-
-    /// Bytes per pixel.
-    public var channels: Int {
-        switch self {
-        case .rgba8: 4
-        case .rgb8: 3
-        case .grey8: 1
-        }
-    }
-
-    /// The PNG colour type of an 8-bit image in this layout.
+extension PixelFormat {
+    /// The PNG colour type of an 8-bit image in this layout (opaque RGBA is written as RGBA).
     var pngColorType: PNGColorType {
         switch self {
-        case .rgba8: .rgba
+        case .rgba8, .opaqueRGBA8: .rgba
         case .rgb8: .rgb
         case .grey8: .grey
         }
@@ -103,7 +87,7 @@ public struct PNGEncodingSettings: Sendable, Hashable {
 public final class PNGEncoder {
     public let width: Int
     public let height: Int
-    public let format: PNGPixelFormat
+    public let format: PixelFormat
     private let backend: Backend
     private var rowsWritten = 0
 
@@ -119,14 +103,14 @@ public final class PNGEncoder {
     /// Starts a PNG on an open file descriptor (not closed by the encoder). With Masonry's
     /// own compressor, `workers` groups of rows are deflated at once on other threads
     /// (the bytes do not depend on it); zlib through libpng always uses one.
-    public convenience init(fileDescriptor: Int32, width: Int, height: Int, format: PNGPixelFormat,
+    public convenience init(fileDescriptor: Int32, width: Int, height: Int, format: PixelFormat,
                             settings: PNGEncodingSettings = .default,
                             workers: Int = PNGEncoder.defaultWorkers) throws(PNGError) {
         try self.init(destination: .fileDescriptor(fileDescriptor), width: width, height: height, format: format,
                       settings: settings, workers: workers)
     }
 
-    private init(destination: RunLengthPNGWriter.Destination, width: Int, height: Int, format: PNGPixelFormat,
+    private init(destination: RunLengthPNGWriter.Destination, width: Int, height: Int, format: PixelFormat,
                  settings: PNGEncodingSettings, workers: Int) throws(PNGError) {
         self.width = width
         self.height = height
@@ -148,7 +132,7 @@ public final class PNGEncoder {
             }
             guard let bridge = created else { throw PNGError(.outOfMemory) }
             backend = .libpng(bridge)
-            try check(mpng_encoder_start(bridge, UInt32(width), UInt32(height), Int32(format.channels),
+            try check(mpng_encoder_start(bridge, UInt32(width), UInt32(height), Int32(format.bytesPerPixel),
                                          Int32(level), strategy.zlibValue, settings.filter.bridgeValue))
         }
     }
@@ -159,7 +143,7 @@ public final class PNGEncoder {
 
     /// Writes the next row (`width * channels` bytes).
     public func writeRow(_ row: UnsafeBufferPointer<UInt8>) throws(PNGError) {
-        guard row.count == width * format.channels, rowsWritten < height, let start = row.baseAddress else {
+        guard row.count == width * format.bytesPerPixel, rowsWritten < height, let start = row.baseAddress else {
             throw PNGError(.wrongRow(index: rowsWritten, byteCount: row.count))
         }
         switch backend {
@@ -181,15 +165,15 @@ public final class PNGEncoder {
     }
 
     /// Encodes a whole image held in memory (`width * height * channels` bytes).
-    public static func encode(pixels: [UInt8], width: Int, height: Int, format: PNGPixelFormat,
+    public static func encode(pixels: [UInt8], width: Int, height: Int, format: PixelFormat,
                               settings: PNGEncodingSettings = .default,
                               workers: Int = PNGEncoder.defaultWorkers) throws(PNGError) -> [UInt8] {
-        guard pixels.count == width * height * format.channels else {
-            throw PNGError(.wrongPixelCount(expected: width * height * format.channels, got: pixels.count))
+        guard pixels.count == width * height * format.bytesPerPixel else {
+            throw PNGError(.wrongPixelCount(expected: width * height * format.bytesPerPixel, got: pixels.count))
         }
         let encoder = try PNGEncoder(destination: .memory, width: width, height: height, format: format,
                                      settings: settings, workers: workers)
-        let rowBytes = width * format.channels
+        let rowBytes = width * format.bytesPerPixel
         try pixels.withUnsafeBufferPointer { (all) throws(PNGError) in
             for y in 0..<height {
                 try encoder.writeRow(UnsafeBufferPointer(rebasing: all[y * rowBytes ..< (y + 1) * rowBytes]))

@@ -2,6 +2,7 @@ import CLibDeflate
 import CZlib
 import Dispatch
 import Foundation
+import Raster
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -36,7 +37,7 @@ final class RunLengthPNGWriter {
     /// The file so far, for the `.memory` destination.
     private(set) var memory: [UInt8] = []
     private let width, height, rowBytes, rowsPerGroup, workers: Int
-    private let format: PNGPixelFormat
+    private let format: PixelFormat
     private let filter: PNGRowFilter
     /// The group being filled, groups being compressed (oldest first), and spare groups.
     private var filling: RowGroup
@@ -51,17 +52,17 @@ final class RunLengthPNGWriter {
     private var chunkDataCount = 0
 
     /// Writes the signature and IHDR. `workers` (at least 1) groups are compressed at once.
-    init(destination: Destination, width: Int, height: Int, format: PNGPixelFormat,
+    init(destination: Destination, width: Int, height: Int, format: PixelFormat,
          filter: PNGEncodingSettings.Filter, workers: Int) throws(PNGError) {
         self.destination = destination
         self.width = width
         self.height = height
         self.format = format
         self.workers = max(1, workers)
-        rowBytes = width * format.channels
+        rowBytes = width * format.bytesPerPixel
         rowsPerGroup = Self.rowsPerGroup(rowBytes: rowBytes)
-        self.filter = PNGRowFilter(filter: filter, bytesPerPixel: format.channels)
-        filling = RowGroup(rowBytes: rowBytes, capacity: rowsPerGroup, bytesPerPixel: format.channels)
+        self.filter = PNGRowFilter(filter: filter, bytesPerPixel: format.bytesPerPixel)
+        filling = RowGroup(rowBytes: rowBytes, capacity: rowsPerGroup, bytesPerPixel: format.bytesPerPixel)
         filling.rows.initialize(repeating: 0, count: rowBytes)  // the first row's "row above"
         compressors = self.workers > 1 && height > rowsPerGroup
             ? GroupCompressors(threads: self.workers, filter: self.filter) : nil
@@ -108,7 +109,7 @@ final class RunLengthPNGWriter {
     private func dispatchFilling() throws(PNGError) {
         let group = filling
         group.isLast = rowsTaken == height
-        let next = spare.popLast() ?? RowGroup(rowBytes: rowBytes, capacity: rowsPerGroup, bytesPerPixel: format.channels)
+        let next = spare.popLast() ?? RowGroup(rowBytes: rowBytes, capacity: rowsPerGroup, bytesPerPixel: format.bytesPerPixel)
         next.rows.update(from: group.row(group.rowCount), count: rowBytes)
         next.rowCount = 0
         filling = next

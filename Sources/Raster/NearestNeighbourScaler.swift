@@ -19,7 +19,7 @@ public final class NearestNeighbourScaler: RowScaler {
     public let sourceHeight: Int
     public let targetWidth: Int
     public let targetHeight: Int
-    public let sourceFormat: StreamingResampler.SourceFormat
+    public let sourceFormat: PixelFormat
     private var pushed = 0
     private var emitted = 0
     /// For each target column, the byte offset of its source pixel in a source row.
@@ -27,14 +27,14 @@ public final class NearestNeighbourScaler: RowScaler {
     private var targetRow: [UInt8]
 
     public init(sourceWidth: Int, sourceHeight: Int, targetWidth: Int, targetHeight: Int,
-                sourceFormat: StreamingResampler.SourceFormat) {
+                sourceFormat: PixelFormat) {
         precondition(sourceWidth >= 1 && sourceHeight >= 1 && targetWidth >= 1 && targetHeight >= 1)
         self.sourceWidth = sourceWidth
         self.sourceHeight = sourceHeight
         self.targetWidth = targetWidth
         self.targetHeight = targetHeight
         self.sourceFormat = sourceFormat
-        sourceOffsets = (0..<targetWidth).map { x in Self.source(of: x, sourceSize: sourceWidth, targetSize: targetWidth) * sourceFormat.channels }
+        sourceOffsets = (0..<targetWidth).map { x in Self.source(of: x, sourceSize: sourceWidth, targetSize: targetWidth) * sourceFormat.bytesPerPixel }
         targetRow = [UInt8](repeating: 0, count: targetWidth * 4)
     }
 
@@ -44,7 +44,7 @@ public final class NearestNeighbourScaler: RowScaler {
     }
 
     public func push(row: UnsafeBufferPointer<UInt8>, emit: (Int, UnsafeBufferPointer<UInt8>) throws -> Void) rethrows {
-        precondition(row.count == sourceWidth * sourceFormat.channels && pushed < sourceHeight)
+        precondition(row.count == sourceWidth * sourceFormat.bytesPerPixel && pushed < sourceHeight)
         let y = pushed
         pushed += 1
         var converted = false

@@ -20,7 +20,7 @@ import CResampleKernels
 ///   exactly to 1 per output pixel (the rounding residue goes to the largest weight), so a
 ///   flat image stays exactly flat and every machine produces the same bytes.
 /// - Memory: O(sourceWidth + targetWidth * filter taps), independent of the source height.
-/// - Sources: straight-alpha RGBA8, or opaque RGBA8, RGB8 or grey8 (`SourceFormat`); the
+/// - Sources: straight-alpha RGBA8, or opaque RGBA8, RGB8 or grey8 (`PixelFormat`); the
 ///   output is the same for the same colours whatever the layout.
 ///
 /// - Speed: on a CPU with AVX2 the two filter passes are CResampleKernels' AVX2 code (four
@@ -29,33 +29,11 @@ import CResampleKernels
 /// One instance resamples one image: call `push(row:emit:)` exactly `sourceHeight` times.
 /// The last push emits the last target rows. If `emit` throws, discard the instance.
 public final class StreamingResampler {
-    /// The layout of the source rows pushed in.
-    public enum SourceFormat: Sendable, Hashable {
-        /// Straight-alpha RGBA, 4 bytes a pixel.
-        case rgba8
-        /// RGBA whose every alpha is 255 (a PNG without alpha or tRNS): same output as
-        /// `.rgba8`, without the per-pixel premultiply.
-        case opaqueRGBA8
-        /// Opaque RGB, 3 bytes a pixel.
-        case rgb8
-        /// Opaque grey, 1 byte a pixel.
-        case grey8
-
-        /// Bytes per source pixel.
-        public var channels: Int {
-            switch self {
-            case .rgba8, .opaqueRGBA8: 4
-            case .rgb8: 3
-            case .grey8: 1
-            }
-        }
-    }
-
     public let sourceWidth: Int
     public let sourceHeight: Int
     public let targetWidth: Int
     public let targetHeight: Int
-    public let sourceFormat: SourceFormat
+    public let sourceFormat: PixelFormat
     /// Source rows pushed so far.
     public private(set) var pushedRowCount = 0
     /// Target rows emitted so far; `targetHeight` once the last source row is pushed.
@@ -134,14 +112,14 @@ public final class StreamingResampler {
     /// promises an opaque source, whose block sums hold raw samples (the premultiply's factor
     /// 255 is folded into `blockReciprocals`).
     public convenience init(sourceWidth: Int, sourceHeight: Int, targetWidth: Int, targetHeight: Int,
-                            sourceFormat: SourceFormat = .rgba8) {
+                            sourceFormat: PixelFormat = .rgba8) {
         self.init(sourceWidth: sourceWidth, sourceHeight: sourceHeight, targetWidth: targetWidth,
                   targetHeight: targetHeight, sourceFormat: sourceFormat, kernels: .best)
     }
 
     /// `kernels` chooses the filter passes' code (tests compare the two).
     init(sourceWidth: Int, sourceHeight: Int, targetWidth: Int, targetHeight: Int,
-         sourceFormat: SourceFormat, kernels: Kernels) {
+         sourceFormat: PixelFormat, kernels: Kernels) {
         self.sourceFormat = sourceFormat
         self.kernels = kernels
         horizontal = AxisPlan.shared(sourceSize: sourceWidth, targetSize: targetWidth)
@@ -159,7 +137,7 @@ public final class StreamingResampler {
             precondition(plan.filter.maxAbsoluteWeightSum * Int(Self.maxSample) + (255 << 13) <= Int(Int32.max),
                          "filter weights too large for 32-bit sums")
         }
-        rowSums = .allocate(capacity: sourceFormat.channels * sourceWidth + 4)
+        rowSums = .allocate(capacity: sourceFormat.bytesPerPixel * sourceWidth + 4)
         rowSums.initialize(repeating: 0)
         // The 16-bit horizontal pass needs every weight within Int16 (they are within 1.3 units
         // of 2^14 for every window the filters can have) and, with samples offset into
@@ -229,14 +207,14 @@ public final class StreamingResampler {
         targetRow.deallocate()
     }
 
-    /// Feeds the next source row (`sourceWidth * sourceFormat.channels` bytes, top to bottom).
+    /// Feeds the next source row (`sourceWidth * sourceFormat.bytesPerPixel` bytes, top to bottom).
     ///
     /// `emit` is called zero or more times with `(targetRowIndex, row)`, `row` being
     /// premultiplied RGBA8 of `targetWidth * 4` bytes, valid only during the call. Indices
     /// increase by one from 0; after the last source row all `targetHeight` rows are out.
     public func push(row: UnsafeBufferPointer<UInt8>,
                      emit: (Int, UnsafeBufferPointer<UInt8>) throws -> Void) rethrows {
-        precondition(row.count == sourceFormat.channels * sourceWidth, "a source row must hold sourceWidth * channels bytes")
+        precondition(row.count == sourceFormat.bytesPerPixel * sourceWidth, "a source row must hold sourceWidth * bytesPerPixel bytes")
         precondition(pushedRowCount < sourceHeight, "more rows pushed than sourceHeight")
         pushedRowCount += 1
         if horizontal.shrinkFactor == 1 && vertical.shrinkFactor == 1 {
@@ -315,7 +293,7 @@ public final class StreamingResampler {
                 x &+= 4
             }
         }
-        let bytes = row.baseAddress!, channels = sourceFormat.channels
+        let bytes = row.baseAddress!, channels = sourceFormat.bytesPerPixel
         while x < width {
             let pixel = bytes + channels &* x
             let colour: SIMD4<UInt16> = switch sourceFormat {
@@ -349,9 +327,9 @@ public final class StreamingResampler {
         @inline(__always) func widen(_ bytes: SIMD16<UInt8>) -> SIMD16<UInt32> {
             premultiply ? Self.premultipliedChannels(bytes) : SIMD16<UInt32>(truncatingIfNeeded: bytes)
         }
-        // Unsafe hot loop: the row holds channels * sourceWidth bytes (checked in push), and
+        // Unsafe hot loop: the row holds bytesPerPixel * sourceWidth bytes (checked in push), and
         // rowSums more lanes than that.
-        let lanes = UnsafeMutableRawPointer(rowSums.baseAddress!), byteCount = sourceFormat.channels * sourceWidth
+        let lanes = UnsafeMutableRawPointer(rowSums.baseAddress!), byteCount = sourceFormat.bytesPerPixel * sourceWidth
         let laneBytes = MemoryLayout<UInt32>.stride
         var offset = 0
         if first {

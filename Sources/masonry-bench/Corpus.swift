@@ -1,5 +1,6 @@
 import Foundation
 import PNGCodec
+import Raster
 import TestSupport
 #if canImport(Glibc)
 @preconcurrency import Glibc
@@ -137,7 +138,7 @@ enum CorpusWriter {
         defer { rgbaRow.deallocate() }
         switch image.kind {
         case .rgb, .rgba:
-            let format: PNGPixelFormat = image.kind == .rgb ? .rgb8 : .rgba8
+            let format: PixelFormat = image.kind == .rgb ? .rgb8 : .rgba8
             let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
             guard fd >= 0 else { throw BenchError("cannot create \(path)") }
             defer { close(fd) }
@@ -182,8 +183,8 @@ enum CorpusWriter {
                                       rgbaRow: UnsafeMutablePointer<UInt8>, to path: String) throws {
         let kind = image.kind, width = image.width
         let rowBytes = width * kind.bytesPerPixel
-        let carrier: PNGPixelFormat = rowBytes % 3 == 0 ? .rgb8 : .rgba8
-        precondition(rowBytes % carrier.channels == 0, "corpus widths are chosen so rows repack")
+        let carrier: PixelFormat = rowBytes % 3 == 0 ? .rgb8 : .rgba8
+        precondition(rowBytes % carrier.bytesPerPixel == 0, "corpus widths are chosen so rows repack")
         var raw = [UInt8](repeating: 0, count: rowBytes * image.height)
         var noise = SplitMix64(seed: image.seed ^ 0x5EED)
         raw.withUnsafeMutableBufferPointer { raw in
@@ -210,7 +211,7 @@ enum CorpusWriter {
                 }
             }
         }
-        let encoded = try PNGEncoder.encode(pixels: raw, width: rowBytes / carrier.channels, height: image.height,
+        let encoded = try PNGEncoder.encode(pixels: raw, width: rowBytes / carrier.bytesPerPixel, height: image.height,
                                             format: carrier, settings: repackSettings)
         var png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
         var ihdr = [UInt8]()

@@ -86,7 +86,7 @@ func renderJPEGTile(_ path: String, columnWidth: Int) throws -> Int {
     let decoder = try JPEGDecoder(file: file, limits: PNGLimits(), minimumWidth: width, minimumHeight: height)
     let resampler = StreamingResampler(sourceWidth: decoder.outputWidth, sourceHeight: decoder.outputHeight,
                                        targetWidth: width, targetHeight: height,
-                                       sourceFormat: decoder.rowFormat == .grey8 ? .grey8 : .rgb8)
+                                       sourceFormat: decoder.rowFormat)
     var tile = [UInt8]()
     tile.reserveCapacity(width * height * 4)
     try decoder.readRows { _, row in resampler.push(row: row) { _, target in tile.append(contentsOf: target) } }

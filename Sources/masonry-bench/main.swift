@@ -292,7 +292,7 @@ func resampleStage(paths: [String], runs: Int, columnWidth: Int) throws {
         var pixels = [UInt8]()
         try decoder.readRows { _, row in pixels += row }
         return (width: decoder.header.width, height: decoder.header.height, pixels: pixels,
-                format: StreamingResampler.SourceFormat(decoder))
+                format: decoder.rowFormat)
     }
     let sourceMP = Double(images.reduce(0) { $0 + $1.width * $1.height }) / 1e6
     var targetPixels = 0
@@ -305,7 +305,7 @@ func resampleStage(paths: [String], runs: Int, columnWidth: Int) throws {
                                                sourceFormat: image.format)
             var sink: UInt8 = 0
             image.pixels.withUnsafeBufferPointer { pixels in
-                let rowBytes = image.width * image.format.channels
+                let rowBytes = image.width * image.format.bytesPerPixel
                 for y in 0..<image.height {
                     resampler.push(row: UnsafeBufferPointer(rebasing: pixels[y * rowBytes ..< (y + 1) * rowBytes])) { _, row in
                         sink &+= row[0]

@@ -156,15 +156,15 @@ enum Fuzz {
             let header = decoder.header
             #expect(header.width >= 1 && header.height >= 1)
             #expect(header.pixelCount <= limits.maxPixels)
-            #expect(decoder.rowFormat == (compact && decoder.isOpaque ? (header.colorType == .grey ? .grey8 : .rgb8) : .rgba8))
+            #expect(decoder.rowFormat == (compact && decoder.isOpaque ? (header.colorType == .grey ? .grey8 : .rgb8) : decoder.isOpaque ? .opaqueRGBA8 : .rgba8))
             let resampler = compact
                 ? StreamingResampler(sourceWidth: header.width, sourceHeight: header.height, targetWidth: rng.int(1...40),
-                                     targetHeight: rng.int(1...40), sourceFormat: StreamingResampler.SourceFormat(decoder))
+                                     targetHeight: rng.int(1...40), sourceFormat: decoder.rowFormat)
                 : nil
             var rows = 0, emitted = 0
             do {
                 try decoder.readRows { y, row in
-                    #expect(y == rows && row.count == header.width * decoder.rowFormat.channels)
+                    #expect(y == rows && row.count == header.width * decoder.rowFormat.bytesPerPixel)
                     resampler?.push(row: row) { index, pixels in
                         #expect(index == emitted && pixels.count == 4 * resampler!.targetWidth)
                         emitted += 1

@@ -73,7 +73,7 @@ func renderTile(_ path: String, tileWidth: Int, tileHeight: Int, limits: PNGLimi
     let decoder = try JPEGDecoder(file: file, limits: limits, minimumWidth: storedWidth, minimumHeight: storedHeight)
     let resampler = StreamingResampler(sourceWidth: decoder.outputWidth, sourceHeight: decoder.outputHeight,
                                        targetWidth: storedWidth, targetHeight: storedHeight,
-                                       sourceFormat: decoder.rowFormat == .grey8 ? .grey8 : .rgb8)
+                                       sourceFormat: decoder.rowFormat)
     var stored: [UInt8] = []
     stored.reserveCapacity(storedWidth * storedHeight * 4)
     try decoder.readRows { _, row in

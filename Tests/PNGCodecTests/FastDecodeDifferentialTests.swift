@@ -7,12 +7,13 @@
 import CZlib
 import Foundation
 import PNGCodec
+import Raster
 import Testing
 
 /// What a decoder made of a file: everything a caller can observe.
 private enum Verdict: Equatable, CustomStringConvertible {
     case failed(String)
-    case decoded(header: PNGHeader, format: PNGPixelFormat, opaque: Bool, trailing: String?, digest: String)
+    case decoded(header: PNGHeader, format: PixelFormat, opaque: Bool, trailing: String?, digest: String)
 
     var description: String {
         switch self {

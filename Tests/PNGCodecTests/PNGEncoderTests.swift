@@ -4,6 +4,7 @@
 
 import Foundation
 import PNGCodec
+import Raster
 import Testing
 #if canImport(Glibc)
 import Glibc
@@ -12,12 +13,12 @@ import Glibc
 @Suite("PNG encoder")
 struct PNGEncoderTests {
     struct Case: Sendable, CustomTestStringConvertible {
-        var format: PNGPixelFormat
+        var format: PixelFormat
         var level: Int
         var testDescription: String { "\(format) level \(level)" }
     }
 
-    static let cases: [Case] = [PNGPixelFormat.rgb8, .rgba8].flatMap { format in
+    static let cases: [Case] = [PixelFormat.rgb8, .rgba8].flatMap { format in
         [0, 1, 6, 9].map { Case(format: format, level: $0) }
     }
     static let strategies: [PNGEncodingSettings.Strategy] = [.default, .rle, .filtered]
@@ -57,9 +58,9 @@ struct PNGEncoderTests {
         return (width, height, pixels)
     }
 
-    static func rgba(from pixels: [UInt8], format: PNGPixelFormat) -> [UInt8] {
+    static func rgba(from pixels: [UInt8], format: PixelFormat) -> [UInt8] {
         switch format {
-        case .rgba8: return pixels
+        case .rgba8, .opaqueRGBA8: return pixels
         case .rgb8:
             var out = [UInt8]()
             out.reserveCapacity(pixels.count / 3 * 4)
@@ -117,7 +118,7 @@ struct PNGEncoderTests {
           arguments: [PNGEncodingSettings.fast, .default, .small, PNGEncodingSettings(level: 0, strategy: .default, filter: .none)])
     func streamedEqualsInMemory(settings: PNGEncodingSettings) throws {
         var rng = SplitMix64(seed: SplitMix64.suiteSeed ^ 0x5EED)
-        for format in [PNGPixelFormat.rgb8, .rgba8] {
+        for format in [PixelFormat.rgb8, .rgba8] {
             let channels = format == .rgb8 ? 3 : 4
             let (width, height, pixels) = Self.randomImage(&rng, channels: channels)
             let inMemory = try PNGEncoder.encode(pixels: pixels, width: width, height: height, format: format, settings: settings)

@@ -5,6 +5,7 @@
 
 import Foundation
 import PNGCodec
+import Raster
 import Testing
 
 @Suite("PngSuite decoding")
@@ -63,13 +64,13 @@ struct PNGSuiteDecodeTests {
         var compact = [UInt8]()
         try decoder.readRows { _, row in compact += row }
         let expected: [UInt8] = switch decoder.rowFormat {
-        case .rgba8: rgba.pixels
+        case .rgba8, .opaqueRGBA8: rgba.pixels
         case .rgb8: rgba.pixels.enumerated().filter { $0.offset % 4 != 3 }.map(\.element)
         case .grey8: stride(from: 0, to: rgba.pixels.count, by: 4).map { rgba.pixels[$0] }
         }
         #expect(compact == expected, "\(name) as \(decoder.rowFormat)")
         let header = decoder.header
-        let expectedFormat: PNGPixelFormat = !decoder.isOpaque ? .rgba8 : header.colorType == .grey ? .grey8 : .rgb8
+        let expectedFormat: PixelFormat = !decoder.isOpaque ? .rgba8 : header.colorType == .grey ? .grey8 : .rgb8
         #expect(decoder.rowFormat == expectedFormat, "\(name): \(header.colorType), opaque \(decoder.isOpaque)")
     }
 

@@ -8,6 +8,7 @@
 import CZlib
 import Foundation
 @testable import PNGCodec
+import Raster
 import Testing
 #if canImport(Glibc)
 import Glibc
@@ -45,7 +46,7 @@ struct RunLengthDeflaterTests {
 
     /// Encodes with the default settings and checks both decoders; returns the PNG.
     @discardableResult
-    static func checkRoundTrip(_ pixels: [UInt8], width: Int, height: Int, format: PNGPixelFormat,
+    static func checkRoundTrip(_ pixels: [UInt8], width: Int, height: Int, format: PixelFormat,
                                _ label: String) throws -> [UInt8] {
         let png = try PNGEncoder.encode(pixels: pixels, width: width, height: height, format: format)
         let decoded = try PNGDecoder.decodeRGBA(bytes: png)
@@ -53,7 +54,7 @@ struct RunLengthDeflaterTests {
         // Bools, not arrays: Swift Testing would diff failing arrays element by element, for ages.
         let samePixels = decoded.pixels == PNGEncoderTests.rgba(from: pixels, format: format)
         #expect(samePixels, "\(label): libpng decodes other pixels")
-        let filtered = upFiltered(pixels, width: width, height: height, channels: format.channels)
+        let filtered = upFiltered(pixels, width: width, height: height, channels: format.bytesPerPixel)
         let inflated = inflate(zlibStream(of: png), expectedCount: filtered.count)
         let sameBytes = inflated == filtered
         #expect(sameBytes, "\(label): zlib inflates other bytes (or rejects the stream)")
@@ -83,13 +84,13 @@ struct RunLengthDeflaterTests {
         return pixels
     }
 
-    @Test("Every pattern round-trips at widths 1-70 and edge shapes", arguments: [PNGPixelFormat.rgb8, .rgba8])
-    func shapesAndPatterns(format: PNGPixelFormat) throws {
+    @Test("Every pattern round-trips at widths 1-70 and edge shapes", arguments: [PixelFormat.rgb8, .rgba8])
+    func shapesAndPatterns(format: PixelFormat) throws {
         var rng = SplitMix64(seed: 0x5A1E)
         let shapes = (1...70).map { ($0, 3) } + [(1, 1), (1, 300), (300, 1), (2, 2), (1000, 40), (4099, 5)]
         for (width, height) in shapes {
             for pattern in Pattern.allCases {
-                let pixels = Self.image(pattern, width: width, height: height, channels: format.channels, rng: &rng)
+                let pixels = Self.image(pattern, width: width, height: height, channels: format.bytesPerPixel, rng: &rng)
                 try Self.checkRoundTrip(pixels, width: width, height: height, format: format,
                                         "\(format) \(width)×\(height) \(pattern)")
             }
@@ -114,16 +115,16 @@ struct RunLengthDeflaterTests {
         print("RunLengthDeflaterTests.seededMixtures: seed 0x\(String(seed, radix: 16)) (set MASONRY_TEST_SEED to change)")
         var rng = SplitMix64(seed: seed)
         for index in 0..<300 {
-            let format: PNGPixelFormat = rng.chance(2) ? .rgb8 : .rgba8
+            let format: PixelFormat = rng.chance(2) ? .rgb8 : .rgba8
             let width = rng.int(1...90), height = rng.int(1...40)
-            var pixels = [UInt8](repeating: 0, count: width * height * format.channels)
+            var pixels = [UInt8](repeating: 0, count: width * height * format.bytesPerPixel)
             var at = 0
             while at < pixels.count {  // stretches of one repeated pixel, one byte, or noise
                 let stretch = min(rng.int(1...400), pixels.count - at)
                 let kind = rng.int(0...2)
-                let pixel = (0..<format.channels).map { _ in rng.byte() }
+                let pixel = (0..<format.bytesPerPixel).map { _ in rng.byte() }
                 for offset in 0..<stretch {
-                    pixels[at + offset] = kind == 0 ? pixel[(at + offset) % format.channels] : kind == 1 ? pixel[0] : rng.byte()
+                    pixels[at + offset] = kind == 0 ? pixel[(at + offset) % format.bytesPerPixel] : kind == 1 ? pixel[0] : rng.byte()
                 }
                 at += stretch
             }
@@ -214,12 +215,12 @@ struct RunLengthDeflaterTests {
 
     /// Several row groups: the same bytes whatever the worker count, and they round-trip
     /// (libpng's pixels, zlib's inflate of the joined segments).
-    @Test("Bytes do not depend on the worker count", arguments: [PNGPixelFormat.grey8, .rgb8, .rgba8])
-    func workerCountDoesNotChangeBytes(format: PNGPixelFormat) throws {
+    @Test("Bytes do not depend on the worker count", arguments: [PixelFormat.grey8, .rgb8, .rgba8])
+    func workerCountDoesNotChangeBytes(format: PixelFormat) throws {
         var rng = SplitMix64(seed: SplitMix64.suiteSeed ^ 0x6209)
-        let width = 301, rowBytes = width * format.channels
+        let width = 301, rowBytes = width * format.bytesPerPixel
         let height = 2 * RunLengthPNGWriter.rowsPerGroup(rowBytes: rowBytes) + 17
-        var pixels = Self.image(.gradient, width: width, height: height, channels: format.channels, rng: &rng)
+        var pixels = Self.image(.gradient, width: width, height: height, channels: format.bytesPerPixel, rng: &rng)
         for i in stride(from: 0, to: pixels.count, by: 3) where i % 1009 < 300 { pixels[i] = rng.byte() }
         let reference = try PNGEncoder.encode(pixels: pixels, width: width, height: height, format: format, workers: 1)
         for workers in [2, 3, 8] {

@@ -9,14 +9,14 @@ struct ResampleKernelTests {
     @Test func avx2PassesEqualThePortableOnes() {
         let seed = SplitMix64.testSeed ^ 0xA7C2
         var generator = SplitMix64(seed: seed)
-        let formats: [StreamingResampler.SourceFormat] = [.rgba8, .opaqueRGBA8, .rgb8, .grey8]
+        let formats: [PixelFormat] = [.rgba8, .opaqueRGBA8, .rgb8, .grey8]
         for round in 0..<160 {
             let width = Int.random(in: 1...(round % 4 == 0 ? 600 : 90), using: &generator)
             let height = Int.random(in: 1...90, using: &generator)
             let toWidth = Int.random(in: 1...140, using: &generator), toHeight = Int.random(in: 1...140, using: &generator)
             let format = formats[round % formats.count]
             let rows = (0..<height).map { _ in
-                (0..<(width * format.channels)).map { index in
+                (0..<(width * format.bytesPerPixel)).map { index in
                     // Opaque layouts promise alpha 255; rgba8 mixes transparent, translucent and opaque.
                     format == .opaqueRGBA8 && index % 4 == 3 ? 255 : UInt8.random(in: 0...255, using: &generator)
                 }

@@ -99,10 +99,10 @@ import Testing
         var generator = SplitMix64(seed: seed)
         let image = randomImage(width: width, height: height, opaque: true, using: &generator)
         let greys = (0..<width * height).map { _ in UInt8(truncatingIfNeeded: generator.next()) }
-        func run(_ format: StreamingResampler.SourceFormat, _ pixels: [UInt8]) -> [UInt8] {
+        func run(_ format: PixelFormat, _ pixels: [UInt8]) -> [UInt8] {
             let resampler = StreamingResampler(sourceWidth: width, sourceHeight: height, targetWidth: toWidth,
                                                targetHeight: toHeight, sourceFormat: format)
-            let rowBytes = width * format.channels
+            let rowBytes = width * format.bytesPerPixel
             var output = [UInt8]()
             pixels.withUnsafeBufferPointer { pixels in
                 for y in 0..<height {

@@ -33,7 +33,7 @@ protocol PairRowObserver: AnyObject {
     /// Whether canvas rows are wanted at all (a huge canvas is not visited pixel by pixel).
     var drawsCanvas: Bool { get }
     /// Called once both decoders are open, with the format of the rows that follow.
-    func start(baseline: StreamingResampler.SourceFormat, current: StreamingResampler.SourceFormat)
+    func start(baseline: PixelFormat, current: PixelFormat)
     func baselineRow(_ y: Int, _ row: UnsafeBufferPointer<UInt8>)
     func currentRow(_ y: Int, _ row: UnsafeBufferPointer<UInt8>)
     /// Canvas row `y` of classes; `diff.paintPictureRow` may be called from here.
@@ -41,9 +41,9 @@ protocol PairRowObserver: AnyObject {
 }
 
 /// Reading both files of a pair: streaming SHA-256, headers, and the lockstep decode that feeds
-/// `CanvasDiff`. The baseline is decoded on the calling thread; the current image is decoded on
-/// a second thread behind a `RowPuller`, so each overlap row of both is at hand at once and
-/// memory stays a few rows of each image, whatever their heights.
+/// `CanvasDiff`. Both images are decoded on the calling thread, a row of each pulled in turn
+/// (`PNGDecoder.nextRow()`), so each overlap row of both is at hand at once and memory stays a
+/// row of each image (a whole Adam7 image), whatever their heights.
 enum PairDecoding {
     /// The SHA-256 of the file's bytes, read in 64 KiB blocks, and its PNG header, refused when
     /// over `limits`.
@@ -109,39 +109,29 @@ enum PairDecoding {
         let emit: (Int, UnsafeBufferPointer<UInt8>) -> Void = { y, classes in
             canvasObserver?.canvasRow(y, classes: classes, diff: diff)
         }
-        observer?.start(baseline: StreamingResampler.SourceFormat(baselineDecoder),
-                        current: StreamingResampler.SourceFormat(currentDecoder))
-        let producer = UncheckedSendable(currentDecoder)
-        // At most 32 rows and 1 MiB in the ring (2 rows of the widest images).
-        let rowBytes = c.width * currentDecoder.rowFormat.channels
-        let puller = RowPuller(rowBytes: rowBytes, capacity: min(32, (1 << 20) / max(1, rowBytes))) { deliver in
-            do {
-                try producer.value.readRows { _, row in try deliver(row) }
-            } catch let error as RowPuller.Closed {
-                throw error
-            } catch {
-                throw PairFailure(side: .current, error)
-            }
+        observer?.start(baseline: baselineDecoder.rowFormat, current: currentDecoder.rowFormat)
+        func next(_ side: PairSide, _ decoder: PNGDecoder) throws(PairFailure) -> UnsafeBufferPointer<UInt8>? {
+            do { return try decoder.nextRow() } catch { throw PairFailure(side: side, error) }
         }
-        defer { puller.close() }
+        // The same order as decoding each image whole: every baseline row, each overlap row followed
+        // by the current image's row, then the current image's remaining rows.
         var currentY = 0
-        do {
-            try baselineDecoder.readRows { y, row in
-                observer?.baselineRow(y, row)
-                guard y < diff.overlapHeight else { return }
-                guard let other = try puller.next() else { throw PairFailure(side: .current, PNGError(.malformed, "too few rows")) }
+        var baselineY = 0
+        while let row = try next(.baseline, baselineDecoder) {
+            observer?.baselineRow(baselineY, row)
+            if baselineY < diff.overlapHeight {
+                guard let other = try next(.current, currentDecoder) else {
+                    throw PairFailure(side: .current, PNGError(.malformed, "too few rows"))
+                }
                 observer?.currentRow(currentY, other)
                 currentY += 1
                 diff.push(baseline: baselineRows.diffRow(row), current: currentRows.diffRow(other), emit: emit)
             }
-            while let other = try puller.next() {
-                observer?.currentRow(currentY, other)
-                currentY += 1
-            }
-        } catch let error as PairFailure {
-            throw error
-        } catch {
-            throw PairFailure(side: .baseline, error)
+            baselineY += 1
+        }
+        while let other = try next(.current, currentDecoder) {
+            observer?.currentRow(currentY, other)
+            currentY += 1
         }
         diff.finish(emit: canvasObserver == nil ? { _, _ in } : emit)
         return diff
@@ -167,10 +157,4 @@ private final class DiffRowFormat {
         }
         return UnsafeBufferPointer(wide)
     }
-}
-
-/// Hands a value that one thread creates and then only another thread uses to that thread.
-struct UncheckedSendable<Value>: @unchecked Sendable {
-    let value: Value
-    init(_ value: Value) { self.value = value }
 }

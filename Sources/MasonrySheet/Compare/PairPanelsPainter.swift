@@ -89,13 +89,13 @@ private final class LockstepPanels: PairRowObserver {
         pictureRow = [UInt8](repeating: 0, count: drawn ? 4 * width : 0)
     }
 
-    func start(baseline format: StreamingResampler.SourceFormat, current currentFormat: StreamingResampler.SourceFormat) {
+    func start(baseline format: PixelFormat, current currentFormat: PixelFormat) {
         baselineResampler = Self.resampler(baseline, format, into: baselineRect)
         currentResampler = Self.resampler(current, currentFormat, into: currentRect)
     }
 
     /// A resampler for the decoder's rows (compact: RGB8 for opaque images, grey8 for grey ones).
-    private static func resampler(_ image: PlannedImage, _ format: StreamingResampler.SourceFormat,
+    private static func resampler(_ image: PlannedImage, _ format: PixelFormat,
                                   into rect: LayoutRect) -> StreamingResampler {
         StreamingResampler(sourceWidth: image.width, sourceHeight: image.height, targetWidth: rect.width,
                            targetHeight: rect.height, sourceFormat: format)

@@ -16,10 +16,10 @@ import Raster
 /// value depends only on its own tile, so the bytes do not depend on the number of workers or
 /// their timing.
 final class BandScheduler: @unchecked Sendable {
-    // @unchecked Sendable: every mutable property below is read and written only while
-    // holding `condition`, except band pixels, which are written by the one worker that owns
-    // the tile covering them and read by the encoder only after that tile's completion was
-    // recorded under the lock.
+    // @unchecked Sendable: workers and the encoder wait on `condition` (Synchronization has no
+    // condition variable), so every mutable property below is read and written only while
+    // holding it; band pixels are written by the one worker that owns the tile covering them
+    // and read by the encoder only after that tile's completion was recorded under the lock.
     private let tiles: [TilePlan]
     private let painter: TilePainter
     private let height: Int

@@ -76,9 +76,9 @@ struct PicturePainter {
         }
         let scaler: any RowScaler = enlarge == .pixelated && target.width >= source.width && target.height >= source.height
             ? NearestNeighbourScaler(sourceWidth: source.width, sourceHeight: source.height, targetWidth: target.width,
-                                     targetHeight: target.height, sourceFormat: source.format)
+                                     targetHeight: target.height, sourceFormat: source.rowFormat)
             : StreamingResampler(sourceWidth: source.width, sourceHeight: source.height, targetWidth: target.width,
-                                 targetHeight: target.height, sourceFormat: source.format)
+                                 targetHeight: target.height, sourceFormat: source.rowFormat)
         if orientation == .up {
             // Streamed: each resampled row goes straight into the sheet.
             try source.readRows { _, row in
@@ -109,34 +109,20 @@ struct PicturePainter {
     }
 }
 
-/// A decoder as the picture painter uses it: rows of one of the resampler's formats, top to bottom.
-protocol RowSource: AnyObject {
+/// A decoder as the picture painter uses it: rows of one format, top to bottom.
+protocol RowSource: RowPulling {
     var width: Int { get }
     var height: Int { get }
-    var format: StreamingResampler.SourceFormat { get }
+    var rowFormat: PixelFormat { get }
     var trailingProblem: PNGError? { get }
-    func readRows(_ body: (_ y: Int, _ row: UnsafeBufferPointer<UInt8>) throws -> Void) throws
 }
 
 extension PNGDecoder: RowSource {
     var width: Int { header.width }
     var height: Int { header.height }
-    var format: StreamingResampler.SourceFormat { StreamingResampler.SourceFormat(self) }
 }
 
 extension JPEGDecoder: RowSource {
     var width: Int { outputWidth }
     var height: Int { outputHeight }
-    var format: StreamingResampler.SourceFormat { rowFormat == .grey8 ? .grey8 : .rgb8 }
-}
-
-extension StreamingResampler.SourceFormat {
-    /// The resampler's name for a decoder's rows.
-    public init(_ decoder: PNGDecoder) {
-        switch decoder.rowFormat {
-        case .rgb8: self = .rgb8
-        case .grey8: self = .grey8
-        case .rgba8: self = decoder.isOpaque ? .opaqueRGBA8 : .rgba8
-        }
-    }
 }

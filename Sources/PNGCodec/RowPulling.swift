@@ -1,0 +1,58 @@
+/// A decoder that hands out its rows one at a time, top to bottom (`PNGDecoder`, `JPEGDecoder`):
+/// pull with `nextRow()`, or have every row pushed to a closure with `readRows`.
+public protocol RowPulling: AnyObject {
+    /// The next row, valid until the following call or until the decoder is released; nil
+    /// after the last one. A failure is thrown again by every later call.
+    func nextRow() throws(PNGError) -> UnsafeBufferPointer<UInt8>?
+    /// True once `nextRow()` was called.
+    var rowsStarted: Bool { get }
+}
+
+extension RowPulling {
+    /// Delivers every row to `body`, top to bottom: a loop over `nextRow()`. Throws `PNGError`
+    /// for a bad file, or whatever `body` throws. Only a decoder none of whose rows were read
+    /// can deliver them.
+    public func readRows(_ body: (_ y: Int, _ row: UnsafeBufferPointer<UInt8>) throws -> Void) throws {
+        guard !rowsStarted else { throw PNGError(.rowsAlreadyRead) }
+        var y = 0
+        while let row = try nextRow() {
+            try body(y, row)
+            y += 1
+        }
+    }
+}
+
+/// A pull decoder's bookkeeping: which row comes next, whether the rows ran out, and the
+/// failure that ended them.
+package struct RowCursor {
+    private let height: Int
+    package private(set) var started = false
+    private var nextY = 0
+    private var finished = false
+    private var failure: PNGError?
+
+    package init(height: Int) { self.height = height }
+
+    /// Reads row `nextY` with `read`, or, after the last row, runs `finish` (once) and returns
+    /// nil. What `read` throws is remembered and thrown again by every later call.
+    package mutating func next(read: (_ y: Int) throws(PNGError) -> UnsafeBufferPointer<UInt8>,
+                               finish: () -> Void) throws(PNGError) -> UnsafeBufferPointer<UInt8>? {
+        started = true
+        if let failure { throw failure }
+        guard nextY < height else {
+            if !finished {
+                finished = true
+                finish()
+            }
+            return nil
+        }
+        do {
+            let row = try read(nextY)
+            nextY += 1
+            return row
+        } catch {
+            failure = error
+            throw error
+        }
+    }
+}
