@@ -79,7 +79,7 @@ let package = Package(
         .executableTarget(name: "gallery-page-bench", dependencies: ["GalleryPage", "PNGCodec", "HeadlessChromium"]),
 
         // Tests. TestSupport holds what several test targets share.
-        .target(name: "TestSupport", dependencies: ["PNGCodec", "SeededRandom", "CZlib"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["PNGCodec", "SeededRandom", "CZlib", "WorkerThreads"], path: "Tests/TestSupport"),
         // Headless Chromium over the DevTools pipe, for the browser tests and gallery-page-bench.
         .target(name: "HeadlessChromium", path: "Tests/HeadlessChromium"),
         .testTarget(name: "PNGCodecTests", dependencies: ["PNGCodec", "CZlib", "TestSupport"], resources: [.copy("Fixtures")]),
