@@ -65,7 +65,9 @@ let package = Package(
         .target(name: "CJPEGBridge", dependencies: ["CLibJPEG"]),
         .target(name: "JPEGCodec", dependencies: ["CJPEGBridge", "PNGCodec", "Raster"]),
         .target(name: "MasonryLayout"),
-        .target(name: "Raster", swiftSettings: rasterSettings),
+        .target(name: "Raster", dependencies: ["CResampleKernels"], swiftSettings: rasterSettings),
+        // The resampler's filter passes in AVX2, chosen at run time (same integers as Raster's own).
+        .target(name: "CResampleKernels"),
         // The built-in font and the text and box painters; FONT-LICENSE is the font's notice.
         .target(name: "BitmapText", dependencies: ["Raster"], exclude: ["FONT-LICENSE"]),
         .target(name: "ImageDiff"),
@@ -82,7 +84,7 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["PNGCodec", "SeededRandom", "CZlib", "WorkerThreads"], path: "Tests/TestSupport"),
         // Headless Chromium over the DevTools pipe, for the browser tests and gallery-page-bench.
         .target(name: "HeadlessChromium", path: "Tests/HeadlessChromium"),
-        .testTarget(name: "PNGCodecTests", dependencies: ["PNGCodec", "CZlib", "TestSupport"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "PNGCodecTests", dependencies: ["PNGCodec", "CPNGBridge", "CZlib", "TestSupport"], resources: [.copy("Fixtures")]),
         .testTarget(name: "DeflateTests", dependencies: ["Deflate", "TestSupport"]),
         .testTarget(name: "WorkerThreadsTests", dependencies: ["WorkerThreads"]),
         .testTarget(name: "MasonryLayoutTests", dependencies: ["MasonryLayout", "TestSupport"]),

@@ -10,43 +10,88 @@
 #include <unistd.h>
 #include <zlib.h>
 
-enum { MESSAGE_CAPACITY = 256, IO_BUFFER_SIZE = 1 << 16 };
+enum { IO_BUFFER_SIZE = 1 << 16 };
 
 // ---------------------------------------------------------------------------
-// Messages
+// Failures
 
 typedef struct {
-    char text[MESSAGE_CAPACITY];
-    mpng_status status;   // set before png_error when the cause is known
+    mpng_failure error;     // status set before png_error when the cause is known
     // The first CRC warning: libpng drops an ancillary chunk with a bad CRC
     // and goes on, which is right for the picture, but the file is damaged
     // and the user should hear about it (see mpng_decoder_warning).
-    char warning[MESSAGE_CAPACITY];
+    mpng_failure warning;
+    mpng_status unclassified;   // what a libpng message none of `mpng_classify`'s rules know means
 } failure;
 
-static void failure_set(failure *f, mpng_status status, const char *text) {
+static void failure_set(mpng_failure *f, mpng_status status) {
+    memset(f, 0, sizeof *f);
     f->status = status;
-    snprintf(f->text, sizeof f->text, "%s", text);
+}
+
+static void failure_set_detail(mpng_failure *f, mpng_status status, const char *detail) {
+    failure_set(f, status);
+    snprintf(f->detail, sizeof f->detail, "%s", detail);
 }
 
 static int contains(const char *haystack, const char *needle) {
     return strstr(haystack, needle) != NULL;
 }
 
-/// libpng's error handler: keep the text, classify it, jump back to the
-/// setjmp of the current bridge call.
+static int is_letter(char c) { return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z'); }
+
+/// The chunk name libpng puts before a colon, as in "IHDR: CRC error"; "" when none.
+static void copy_chunk_name(const char *message, char name[5]) {
+    name[0] = '\0';
+    for (int i = 0; i < 4; i++) if (!is_letter(message[i])) return;
+    if (message[4] != ':') return;
+    memcpy(name, message, 4);
+    name[4] = '\0';
+}
+
+void mpng_classify(const char *message, mpng_status unclassified, mpng_failure *f) {
+    static const struct { const char *fragment; mpng_status status; } known[] = {
+        {"Not a PNG file", MPNG_NOT_PNG},
+        {"PNG file corrupted by ASCII conversion", MPNG_TEXT_MODE_TRANSFER},
+        {"CRC error", MPNG_BAD_CRC},
+        {"bad adaptive filter value", MPNG_BAD_FILTER},
+        {"Not enough image data", MPNG_TRUNCATED_IMAGE_DATA},
+        {"issing IHDR", MPNG_MISSING_IHDR},   // "Missing IHDR before IDAT", "PLTE: missing IHDR"
+        {"Invalid IHDR data", MPNG_INVALID_IHDR},
+        {"IEND: out of place", MPNG_NO_IMAGE_DATA},
+        {"Missing PLTE", MPNG_MISSING_PALETTE},
+        {"out of place", MPNG_CHUNK_OUT_OF_PLACE},
+        {"duplicate", MPNG_DUPLICATE_CHUNK},
+    };
+    if (contains(message, "limit") || contains(message, "too large") || contains(message, "exceeds")) {
+        failure_set_detail(f, MPNG_CHUNK_LIMIT, message);
+        return;
+    }
+    if (contains(message, "memory") || contains(message, "Out of")) {
+        failure_set(f, MPNG_OUT_OF_MEMORY);
+        return;
+    }
+    for (size_t i = 0; i < sizeof known / sizeof known[0]; i++) {
+        if (contains(message, known[i].fragment)) {
+            failure_set(f, known[i].status);
+            copy_chunk_name(message, f->chunk);
+            return;
+        }
+    }
+    if (strncmp(message, "IDAT:", 5) == 0 || strncmp(message, "IDAT ", 5) == 0) {
+        const char *detail = message + 5;
+        while (*detail == ' ') detail++;
+        failure_set_detail(f, MPNG_CORRUPT_IMAGE_DATA, detail);
+        return;
+    }
+    failure_set_detail(f, unclassified, message);
+}
+
+/// libpng's error handler: classify the message unless the bridge already
+/// said why, jump back to the setjmp of the current bridge call.
 static void on_error(png_structp png, png_const_charp message) {
     failure *f = (failure *)png_get_error_ptr(png);
-    if (f->status == MPNG_OK) {
-        mpng_status status = MPNG_MALFORMED;
-        if (contains(message, "user limit") || contains(message, "too large")
-            || contains(message, "exceeds") || contains(message, "limit")) {
-            status = MPNG_LIMIT;
-        } else if (contains(message, "memory") || contains(message, "Out of")) {
-            status = MPNG_NO_MEMORY;
-        }
-        failure_set(f, status, message);
-    }
+    if (f->error.status == MPNG_OK) mpng_classify(message, f->unclassified, &f->error);
     png_longjmp(png, 1);
 }
 
@@ -54,9 +99,17 @@ static void on_error(png_structp png, png_const_charp message) {
 /// kept so the caller can report the damaged chunk.
 static void on_warning(png_structp png, png_const_charp message) {
     failure *f = (failure *)png_get_error_ptr(png);
-    if (f != NULL && f->warning[0] == '\0' && contains(message, "CRC")) {
-        snprintf(f->warning, sizeof f->warning, "%s", message);
-    }
+    if (f == NULL || f->warning.status != MPNG_OK) return;
+    mpng_failure warning;
+    mpng_classify(message, MPNG_OTHER_FORMAT_ERROR, &warning);
+    if (warning.status == MPNG_BAD_CRC) f->warning = warning;
+}
+
+/// Records a failure the bridge itself found and hands control back to libpng's
+/// error path (the message is only for libpng; on_error keeps the status).
+static void fail(png_structp png, failure *f, mpng_status status) {
+    failure_set(&f->error, status);
+    png_error(png, "masonry");
 }
 
 // ---------------------------------------------------------------------------
@@ -79,9 +132,7 @@ struct mpng_decoder {
 };
 
 static void fail_truncated(png_structp png, mpng_decoder *d) {
-    failure_set(&d->failure, MPNG_MALFORMED,
-                d->in_image_data ? "truncated image data" : "truncated file");
-    png_error(png, d->failure.text);
+    fail(png, &d->failure, d->in_image_data ? MPNG_TRUNCATED_IMAGE_DATA : MPNG_TRUNCATED_FILE);
 }
 
 static void read_from_memory(png_structp png, png_bytep out, size_t count) {
@@ -98,10 +149,10 @@ static void read_from_fd(png_structp png, png_bytep out, size_t count) {
             ssize_t got = read(d->fd, d->buffer, IO_BUFFER_SIZE);
             if (got < 0 && errno == EINTR) continue;
             if (got < 0) {
-                char text[MESSAGE_CAPACITY];
-                snprintf(text, sizeof text, "read failed: %s", strerror(errno));
-                failure_set(&d->failure, MPNG_IO, text);
-                png_error(png, d->failure.text);
+                int error_number = errno;
+                failure_set(&d->failure.error, MPNG_READ_FAILED);
+                d->failure.error.error_number = error_number;
+                png_error(png, "masonry");
             }
             if (got == 0) fail_truncated(png, d);
             d->buffer_count = (size_t)got;
@@ -120,6 +171,7 @@ static mpng_decoder *decoder_create(png_rw_ptr read_function) {
     mpng_decoder *d = calloc(1, sizeof *d);
     if (d == NULL) return NULL;
     d->fd = -1;
+    d->failure.unclassified = MPNG_OTHER_FORMAT_ERROR;
     d->png = png_create_read_struct(PNG_LIBPNG_VER_STRING, &d->failure, on_error, on_warning);
     if (d->png == NULL) { free(d); return NULL; }
     d->info = png_create_info_struct(d->png);
@@ -152,16 +204,27 @@ void mpng_decoder_destroy(mpng_decoder *d) {
     free(d);
 }
 
-const char *mpng_decoder_message(const mpng_decoder *d) {
-    return d->failure.text;
+const mpng_failure *mpng_decoder_failure(const mpng_decoder *d) {
+    return &d->failure.error;
 }
 
-const char *mpng_decoder_warning(const mpng_decoder *d) {
-    return d->failure.warning;
+const mpng_failure *mpng_decoder_warning(const mpng_decoder *d) {
+    return &d->failure.warning;
 }
 
-static mpng_status decoder_failed(mpng_decoder *d) {
-    return d->failure.status == MPNG_OK ? MPNG_MALFORMED : d->failure.status;
+/// The status after a longjmp: on_error or the bridge always set one.
+static mpng_status failed(failure *f) {
+    if (f->error.status == MPNG_OK) failure_set_detail(&f->error, f->unclassified, "unknown error");
+    return f->error.status;
+}
+
+/// Records a refusal of an image of width x height measured against `limit`.
+static mpng_status refuse(mpng_decoder *d, mpng_status status, uint64_t width, uint64_t height, uint64_t limit) {
+    failure_set(&d->failure.error, status);
+    d->failure.error.width = width;
+    d->failure.error.height = height;
+    d->failure.error.limit = limit;
+    return status;
 }
 
 /// The transformations to 8-bit RGBA, for every colour type and bit depth;
@@ -182,13 +245,13 @@ static int request_8bit(png_structp png, png_infop info, int opaque, int compact
 mpng_status mpng_decoder_start(mpng_decoder *d, uint64_t max_pixels, uint64_t max_width,
                                size_t max_chunk_bytes, int compact, mpng_image_info *out) {
     if (d->started) {
-        failure_set(&d->failure, MPNG_USAGE, "decoder already started");
-        return MPNG_USAGE;
+        failure_set_detail(&d->failure.error, MPNG_MISUSE, "decoder already started");
+        return MPNG_MISUSE;
     }
     d->started = 1;
     png_structp png = d->png;
     png_infop info = d->info;
-    if (setjmp(png_jmpbuf(png))) return decoder_failed(d);
+    if (setjmp(png_jmpbuf(png))) return failed(&d->failure);
 
     // Keep nothing a sheet does not need: every ancillary chunk except tRNS
     // is skipped without being stored, and no chunk may allocate much.
@@ -196,29 +259,17 @@ mpng_status mpng_decoder_start(mpng_decoder *d, uint64_t max_pixels, uint64_t ma
     png_set_chunk_malloc_max(png, max_chunk_bytes);
     png_set_chunk_cache_max(png, 32);
     png_set_benign_errors(png, 1);
-    png_uint_32 side_limit = max_pixels < 0x7fffffffu ? (png_uint_32)max_pixels : 0x7fffffffu;
-    png_set_user_limits(png, side_limit, side_limit);
+    // libpng's own side limits would only call a wide image an "Invalid IHDR";
+    // the checks below refuse it with its size and the limit.
+    png_set_user_limits(png, 0x7fffffffu, 0x7fffffffu);
 
     png_read_info(png, info);
     uint64_t width = png_get_image_width(png, info);
     uint64_t height = png_get_image_height(png, info);
-    if (width * height > max_pixels) {
-        char text[MESSAGE_CAPACITY];
-        snprintf(text, sizeof text, "image is %llu\u00d7%llu, over the %llu-pixel limit",
-                 (unsigned long long)width, (unsigned long long)height,
-                 (unsigned long long)max_pixels);
-        failure_set(&d->failure, MPNG_LIMIT, text);
-        return MPNG_LIMIT;
-    }
+    if (width * height > max_pixels) return refuse(d, MPNG_PIXEL_LIMIT, width, height, max_pixels);
     // Every buffer of a row-streaming decode (libpng's rows, ours, the
     // resampler's) grows with the width, so the width has its own cap.
-    if (width > max_width) {
-        char text[MESSAGE_CAPACITY];
-        snprintf(text, sizeof text, "image is %llu px wide, over the %llu-pixel width limit",
-                 (unsigned long long)width, (unsigned long long)max_width);
-        failure_set(&d->failure, MPNG_LIMIT, text);
-        return MPNG_LIMIT;
-    }
+    if (width > max_width) return refuse(d, MPNG_WIDTH_LIMIT, width, height, max_width);
     int bit_depth = png_get_bit_depth(png, info);
     int color_type = png_get_color_type(png, info);
     // Read before png_read_update_info, which may fold tRNS into the expanded alpha.
@@ -240,11 +291,7 @@ mpng_status mpng_decoder_start(mpng_decoder *d, uint64_t max_pixels, uint64_t ma
     uint64_t row_bytes = (width * (uint64_t)bit_depth * png_get_channels(png, info) + 7) / 8;
     uint64_t most_inflated = source_size * 1032 + 1024;
     if (row_bytes > 0 && height > most_inflated / row_bytes) {
-        char text[MESSAGE_CAPACITY];
-        snprintf(text, sizeof text, "truncated image data (a %llu\u00d7%llu image cannot fit in %llu bytes)",
-                 (unsigned long long)width, (unsigned long long)height, (unsigned long long)source_size);
-        failure_set(&d->failure, MPNG_MALFORMED, text);
-        return MPNG_MALFORMED;
+        return refuse(d, MPNG_IMAGE_DATA_CANNOT_FIT, width, height, source_size);
     }
 
     int channels = request_8bit(png, info, !has_transparency, compact);
@@ -252,8 +299,8 @@ mpng_status mpng_decoder_start(mpng_decoder *d, uint64_t max_pixels, uint64_t ma
     if (interlaced) png_set_interlace_handling(png);
     png_read_update_info(png, info);
     if (png_get_rowbytes(png, info) != width * (uint64_t)channels) {
-        failure_set(&d->failure, MPNG_USAGE, "unexpected row size after transformations");
-        return MPNG_USAGE;
+        failure_set_detail(&d->failure.error, MPNG_MISUSE, "unexpected row size after transformations");
+        return MPNG_MISUSE;
     }
     out->width = (uint32_t)width;
     out->height = (uint32_t)height;
@@ -267,20 +314,20 @@ mpng_status mpng_decoder_start(mpng_decoder *d, uint64_t max_pixels, uint64_t ma
 }
 
 mpng_status mpng_decoder_read_row(mpng_decoder *d, uint8_t *row) {
-    if (setjmp(png_jmpbuf(d->png))) return decoder_failed(d);
+    if (setjmp(png_jmpbuf(d->png))) return failed(&d->failure);
     png_read_row(d->png, row, NULL);
     return MPNG_OK;
 }
 
 mpng_status mpng_decoder_read_image(mpng_decoder *d, uint8_t **rows) {
-    if (setjmp(png_jmpbuf(d->png))) return decoder_failed(d);
+    if (setjmp(png_jmpbuf(d->png))) return failed(&d->failure);
     png_read_image(d->png, rows);
     return MPNG_OK;
 }
 
 mpng_status mpng_decoder_finish(mpng_decoder *d) {
     d->in_image_data = 0;
-    if (setjmp(png_jmpbuf(d->png))) return decoder_failed(d);
+    if (setjmp(png_jmpbuf(d->png))) return failed(&d->failure);
     png_read_end(d->png, NULL);
     return MPNG_OK;
 }
@@ -304,10 +351,9 @@ static int flush_to_fd(mpng_encoder *e) {
         ssize_t wrote = write(e->fd, e->bytes + done, e->count - done);
         if (wrote < 0 && errno == EINTR) continue;
         if (wrote <= 0) {
-            char text[MESSAGE_CAPACITY];
-            snprintf(text, sizeof text, "write failed: %s",
-                     wrote < 0 ? strerror(errno) : "no progress");
-            failure_set(&e->failure, MPNG_IO, text);
+            int error_number = wrote < 0 ? errno : 0;
+            failure_set(&e->failure.error, MPNG_WRITE_FAILED);
+            e->failure.error.error_number = error_number;
             return 0;
         }
         done += (size_t)wrote;
@@ -319,16 +365,13 @@ static int flush_to_fd(mpng_encoder *e) {
 static void write_bytes(png_structp png, png_bytep data, size_t length) {
     mpng_encoder *e = (mpng_encoder *)png_get_io_ptr(png);
     if (e->fd >= 0 && e->count + length > e->capacity) {
-        if (!flush_to_fd(e)) png_error(png, e->failure.text);
+        if (!flush_to_fd(e)) png_error(png, "masonry");
     }
     if (e->count + length > e->capacity) {
         size_t capacity = e->capacity;
         while (capacity < e->count + length) capacity *= 2;
         uint8_t *grown = realloc(e->bytes, capacity);
-        if (grown == NULL) {
-            failure_set(&e->failure, MPNG_NO_MEMORY, "out of memory");
-            png_error(png, e->failure.text);
-        }
+        if (grown == NULL) fail(png, &e->failure, MPNG_OUT_OF_MEMORY);
         e->bytes = grown;
         e->capacity = capacity;
     }
@@ -338,13 +381,14 @@ static void write_bytes(png_structp png, png_bytep data, size_t length) {
 
 static void flush_bytes(png_structp png) {
     mpng_encoder *e = (mpng_encoder *)png_get_io_ptr(png);
-    if (e->fd >= 0 && !flush_to_fd(e)) png_error(png, e->failure.text);
+    if (e->fd >= 0 && !flush_to_fd(e)) png_error(png, "masonry");
 }
 
 static mpng_encoder *encoder_create(int fd) {
     mpng_encoder *e = calloc(1, sizeof *e);
     if (e == NULL) return NULL;
     e->fd = fd;
+    e->failure.unclassified = MPNG_MISUSE;   // libpng refusing what it is asked to write
     e->capacity = IO_BUFFER_SIZE * 4;
     e->bytes = malloc(e->capacity);
     e->png = png_create_write_struct(PNG_LIBPNG_VER_STRING, &e->failure, on_error, on_warning);
@@ -366,11 +410,7 @@ void mpng_encoder_destroy(mpng_encoder *e) {
     free(e);
 }
 
-const char *mpng_encoder_message(const mpng_encoder *e) { return e->failure.text; }
-
-static mpng_status encoder_failed(mpng_encoder *e) {
-    return e->failure.status == MPNG_OK ? MPNG_USAGE : e->failure.status;
-}
+const mpng_failure *mpng_encoder_failure(const mpng_encoder *e) { return &e->failure.error; }
 
 static int png_filter_flags(mpng_filter filter) {
     switch (filter) {
@@ -387,7 +427,7 @@ static int png_filter_flags(mpng_filter filter) {
 mpng_status mpng_encoder_start(mpng_encoder *e, uint32_t width, uint32_t height, int channels,
                                int level, int strategy, mpng_filter filter) {
     png_structp png = e->png;
-    if (setjmp(png_jmpbuf(png))) return encoder_failed(e);
+    if (setjmp(png_jmpbuf(png))) return failed(&e->failure);
     int color_type = channels == 4 ? PNG_COLOR_TYPE_RGBA : channels == 3 ? PNG_COLOR_TYPE_RGB : PNG_COLOR_TYPE_GRAY;
     png_set_IHDR(png, e->info, width, height, 8, color_type, PNG_INTERLACE_NONE,
                  PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
@@ -400,15 +440,15 @@ mpng_status mpng_encoder_start(mpng_encoder *e, uint32_t width, uint32_t height,
 }
 
 mpng_status mpng_encoder_write_row(mpng_encoder *e, const uint8_t *row) {
-    if (setjmp(png_jmpbuf(e->png))) return encoder_failed(e);
+    if (setjmp(png_jmpbuf(e->png))) return failed(&e->failure);
     png_write_row(e->png, (png_const_bytep)row);
     return MPNG_OK;
 }
 
 mpng_status mpng_encoder_finish(mpng_encoder *e) {
-    if (setjmp(png_jmpbuf(e->png))) return encoder_failed(e);
+    if (setjmp(png_jmpbuf(e->png))) return failed(&e->failure);
     png_write_end(e->png, NULL);
-    if (e->fd >= 0 && !flush_to_fd(e)) return e->failure.status;
+    if (e->fd >= 0 && !flush_to_fd(e)) return e->failure.error.status;
     return MPNG_OK;
 }
 

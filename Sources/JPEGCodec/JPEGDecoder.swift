@@ -49,7 +49,7 @@ public final class JPEGDecoder {
         let header = try JPEGHeader(file: file)
         if let refusal = limits.refusal(width: header.width, height: header.height) { throw refusal }
         guard let bridge = mjpg_decoder_create_fd(file.descriptor, max(memoryBudget, 0)) else {
-            throw PNGError(.limitExceeded, "out of memory")
+            throw PNGError(.outOfMemory)
         }
         self.bridge = bridge
         self.file = file

@@ -19,10 +19,9 @@ enum RunFault {
     }
 
     /// The run fault behind a codec error from opening a file, if it is one.
-    /// `InputFile` words an unexpected `errno` with `strerror`, so that text identifies it.
     static func code(of error: PNGError) -> Int32? {
-        guard error.kind == .io else { return nil }
-        return [EMFILE, ENFILE, ENOMEM].first { error.reason == String(cString: strerror($0)) }
+        guard case .fileSystem(let code) = error.failure, describe(code) != nil else { return nil }
+        return code
     }
 }
 

@@ -6,7 +6,7 @@
 ///
 /// Opening never blocks (a FIFO opened with `O_NONBLOCK` is refused by the
 /// `fstat` check), follows links to regular files, and reports FIFOs,
-/// devices, sockets and folders with a reason. Paths are raw bytes, so names
+/// devices, sockets and folders with a reason (`PNGFailure.notARegularFile`). Paths are raw bytes, so names
 /// that are not valid UTF-8 still open. The descriptor closes on deinit.
 public final class InputFile {
     public let descriptor: Int32
@@ -15,21 +15,21 @@ public final class InputFile {
 
     /// Opens the file whose path is the given bytes (no terminating NUL).
     public init(pathBytes: [UInt8]) throws(PNGError) {
-        guard !pathBytes.contains(0) else { throw PNGError(.io, "path contains a NUL byte") }
+        guard !pathBytes.contains(0) else { throw PNGError(.pathContainsNUL) }
         let fd = (pathBytes + [0]).withUnsafeBufferPointer { buffer in
             buffer.withMemoryRebound(to: CChar.self) { open($0.baseAddress!, O_RDONLY | O_NONBLOCK | O_CLOEXEC) }
         }
-        guard fd >= 0 else { throw PNGError(.io, Self.describe(errno: errno)) }
+        guard fd >= 0 else { throw PNGError(.fileSystem(errno: errno)) }
         var status = stat()
         guard fstat(fd, &status) == 0 else {
-            let reason = Self.describe(errno: errno)
+            let code = errno
             close(fd)
-            throw PNGError(.io, reason)
+            throw PNGError(.fileSystem(errno: code))
         }
         let kind = status.st_mode & S_IFMT
         guard kind == S_IFREG else {
             close(fd)
-            throw PNGError(.io, Self.describe(fileKind: kind))
+            throw PNGError(.notARegularFile(fileType: kind))
         }
         descriptor = fd
         size = Int(status.st_size)
@@ -50,31 +50,11 @@ public final class InputFile {
             }
             if got < 0 {
                 if errno == EINTR { continue }
-                throw PNGError(.io, Self.describe(errno: errno))
+                throw PNGError(.fileSystem(errno: errno))
             }
             if got == 0 { break }
             total += got
         }
         return total
-    }
-
-    static func describe(errno code: Int32) -> String {
-        switch code {
-        case ENOENT: "no such file"
-        case EACCES, EPERM: "permission denied"
-        case ELOOP: "too many levels of symbolic links"
-        case EISDIR: "is a folder"
-        default: String(cString: strerror(code))
-        }
-    }
-
-    static func describe(fileKind: mode_t) -> String {
-        switch fileKind {
-        case S_IFDIR: "is a folder, not a file"
-        case S_IFIFO: "is a FIFO, not a regular file"
-        case S_IFCHR, S_IFBLK: "is a device, not a regular file"
-        case S_IFSOCK: "is a socket, not a regular file"
-        default: "is not a regular file"
-        }
     }
 }

@@ -34,10 +34,10 @@ public struct PNGLimits: Sendable, Hashable {
     /// Why an image of this size is refused, or nil when it is within the limits.
     public func refusal(width: Int, height: Int) -> PNGError? {
         if width.multipliedReportingOverflow(by: height).partialValue > maxPixels || width > maxPixels {
-            return PNGError(.limitExceeded, "image is \(width)×\(height), over the \(maxPixels)-pixel limit")
+            return PNGError(.pixelLimit(width: width, height: height, limit: maxPixels))
         }
         if width > maxWidth {
-            return PNGError(.limitExceeded, "image is \(width) px wide, over the \(maxWidth)-pixel width limit")
+            return PNGError(.widthLimit(width: width, limit: maxWidth))
         }
         return nil
     }
@@ -70,7 +70,8 @@ public enum PNGDecodeRoute: Sendable, Hashable {
 /// is inflated whole by libdeflate and unfiltered with vector code (`PNGDecodeRoute`);
 /// any other is read by libpng, non-interlaced images one row at a time without ever
 /// holding the whole image, Adam7 images buffered whole (within the pixel limit).
-/// Both give identical rows; every error reason comes from libpng.
+/// Both give identical rows; every error reason comes from libpng (through CPNGBridge,
+/// which reads libpng's words into a `PNGFailure`).
 /// The size limit is checked from IHDR before any pixel memory is allocated.
 public final class PNGDecoder {
     /// The header as read from IHDR.
@@ -118,7 +119,7 @@ public final class PNGDecoder {
             return
         }
         guard let bridge = mpng_decoder_create_fd(file.descriptor) else {
-            throw PNGError(.io, "out of memory")
+            throw PNGError(.outOfMemory)
         }
         try self.init(bridge: bridge, keeping: file, limits: limits, compactOpaqueRows: compactOpaqueRows)
     }
@@ -137,7 +138,7 @@ public final class PNGDecoder {
         _ = storage.initialize(from: bytes)
         guard let bridge = mpng_decoder_create_memory(storage.baseAddress, bytes.count) else {
             storage.deallocate()
-            throw PNGError(.io, "out of memory")
+            throw PNGError(.outOfMemory)
         }
         try self.init(bridge: bridge, keeping: OwnedBytes(storage), limits: limits, compactOpaqueRows: compactOpaqueRows)
     }
@@ -166,13 +167,13 @@ public final class PNGDecoder {
                                         max(limits.maxChunkBytes, 0), compactOpaqueRows ? 1 : 0, &info)
         // A throwing init never reaches deinit: the bridge is destroyed here.
         if status != MPNG_OK {
-            let error = Self.error(status, bridge)
+            let error = Self.error(bridge)
             mpng_decoder_destroy(bridge)
             throw error
         }
         guard let colorType = PNGColorType(rawValue: UInt8(truncatingIfNeeded: info.color_type)) else {
             mpng_decoder_destroy(bridge)
-            throw PNGError(.malformed, "invalid colour type \(info.color_type)")
+            throw PNGError(.invalidColourType(Int(info.color_type)))
         }
         isOpaque = info.has_transparency == 0
         rowFormat = Self.format(channels: info.channels)
@@ -199,7 +200,7 @@ public final class PNGDecoder {
     /// buffer is reused between calls. Throws `PNGError` for a bad file, or
     /// whatever `body` throws. A decoder reads its rows once.
     public func readRows(_ body: (_ y: Int, _ row: UnsafeBufferPointer<UInt8>) throws -> Void) throws {
-        guard !consumed else { throw PNGError(.unsupported, "rows were already read") }
+        guard !consumed else { throw PNGError(.rowsAlreadyRead) }
         consumed = true
         let rowBytes = header.width * rowFormat.channels
         let bridge: OpaquePointer
@@ -218,7 +219,7 @@ public final class PNGDecoder {
             // a failed malloc is reported as this file's problem instead.
             let (total, overflow) = rowBytes.multipliedReportingOverflow(by: header.height)
             guard !overflow, let memory = malloc(max(total, 1)) else {
-                throw PNGError(.limitExceeded, "out of memory for a \(header.width)×\(header.height) interlaced image")
+                throw PNGError(.outOfMemoryForInterlacedImage(width: header.width, height: header.height))
             }
             defer { free(memory) }
             let image = UnsafeMutableBufferPointer(start: memory.assumingMemoryBound(to: UInt8.self), count: total)
@@ -235,13 +236,12 @@ public final class PNGDecoder {
                 try body(y, UnsafeBufferPointer(row))
             }
         }
-        let status = mpng_decoder_finish(bridge)
-        if status != MPNG_OK {
-            trailingProblem = Self.error(status, bridge)
-        } else if let warning = String(validatingCString: mpng_decoder_warning(bridge)), !warning.isEmpty {
+        if mpng_decoder_finish(bridge) != MPNG_OK {
+            trailingProblem = Self.error(bridge)
+        } else if let warning = mpng_decoder_warning(bridge)?.pointee, warning.status != MPNG_OK {
             // libpng dropped an ancillary chunk with a bad CRC: the picture is
             // complete, but the file is damaged, so say so (as for a missing IEND).
-            trailingProblem = PNGError(.malformed, LibPNGMessage.humanReason(warning))
+            trailingProblem = PNGError(PNGFailure(bridge: warning))
         }
     }
 
@@ -267,18 +267,12 @@ public final class PNGDecoder {
     }
 
     private func check(_ status: mpng_status, _ bridge: OpaquePointer) throws(PNGError) {
-        if status != MPNG_OK { throw Self.error(status, bridge) }
+        if status != MPNG_OK { throw Self.error(bridge) }
     }
 
-    private static func error(_ status: mpng_status, _ bridge: OpaquePointer) -> PNGError {
-        let message = String(cString: mpng_decoder_message(bridge))
-        return switch status {
-        case MPNG_LIMIT: PNGError(.limitExceeded, LibPNGMessage.humanReason(message))
-        case MPNG_IO: PNGError(.io, message)
-        case MPNG_NO_MEMORY: PNGError(.limitExceeded, "out of memory")
-        case MPNG_USAGE: PNGError(.unsupported, message)
-        default: PNGError(.malformed, LibPNGMessage.humanReason(message))
-        }
+    /// The bridge's last failure.
+    private static func error(_ bridge: OpaquePointer) -> PNGError {
+        PNGError(PNGFailure(bridge: mpng_decoder_failure(bridge).pointee))
     }
 }
 
@@ -297,42 +291,4 @@ private final class OwnedBytes {
     let buffer: UnsafeMutableBufferPointer<UInt8>
     init(_ buffer: UnsafeMutableBufferPointer<UInt8>) { self.buffer = buffer }
     deinit { buffer.deallocate() }
-}
-
-/// Turns libpng's terse messages into the short reasons users see.
-enum LibPNGMessage {
-    static func humanReason(_ message: String) -> String {
-        let known: [(fragment: String, reason: String)] = [
-            ("Not a PNG file", "not a PNG file"),
-            ("PNG file corrupted by ASCII conversion", "not a PNG file (corrupted by text-mode transfer)"),
-            ("CRC error", "bad CRC in \(chunkName(message) ?? "a") chunk"),
-            ("bad adaptive filter value", "bad filter type in image data"),
-            ("Not enough image data", "truncated image data"),
-            ("Missing IHDR", "missing IHDR chunk"),
-            ("Invalid IHDR data", "invalid IHDR chunk (size, bit depth or colour type)"),
-            ("IEND: out of place", "missing image data (no IDAT chunk)"),
-            ("Missing PLTE", "missing palette"),
-            ("out of place", "\(chunkName(message) ?? "a") chunk out of place"),
-            ("duplicate", "duplicate \(chunkName(message) ?? "") chunk"),
-            ("exceeds user limit", "image is larger than the pixel limit"),
-        ]
-        for entry in known where message.contains(entry.fragment) { return entry.reason }
-        if message.hasPrefix("IDAT:") || message.hasPrefix("IDAT ") {
-            return "corrupt image data (\(message.dropFirst(5).trimmingSpaces))"
-        }
-        return message
-    }
-
-    /// The chunk name libpng puts before a colon, as in "IHDR: CRC error".
-    private static func chunkName(_ message: String) -> String? {
-        guard let colon = message.firstIndex(of: ":") else { return nil }
-        let name = message[..<colon]
-        return name.count == 4 && name.allSatisfy(\.isLetter) ? String(name) : nil
-    }
-}
-
-extension Substring {
-    var trimmingSpaces: Substring {
-        drop(while: { $0 == " " })
-    }
 }

@@ -132,7 +132,7 @@ public final class PNGEncoder {
         self.height = height
         self.format = format
         guard (1...0x7FFF_FFFF).contains(width), (1...0x7FFF_FFFF).contains(height) else {
-            throw PNGError(.unsupported, "cannot encode a \(width)×\(height) image")
+            throw PNGError(.cannotEncodeSize(width: width, height: height))
         }
         switch settings.compressor {
         case .masonryRLE:
@@ -140,13 +140,13 @@ public final class PNGEncoder {
                                                         format: format, filter: settings.filter, workers: workers))
         case .zlib(let level, let strategy):
             guard (0...9).contains(level) else {
-                throw PNGError(.unsupported, "compression level \(level) is not in 0...9")
+                throw PNGError(.compressionLevelOutOfRange(level))
             }
             let created = switch destination {
             case .fileDescriptor(let descriptor): mpng_encoder_create_fd(descriptor)
             case .memory: mpng_encoder_create_memory()
             }
-            guard let bridge = created else { throw PNGError(.io, "out of memory") }
+            guard let bridge = created else { throw PNGError(.outOfMemory) }
             backend = .libpng(bridge)
             try check(mpng_encoder_start(bridge, UInt32(width), UInt32(height), Int32(format.channels),
                                          Int32(level), strategy.zlibValue, settings.filter.bridgeValue))
@@ -160,7 +160,7 @@ public final class PNGEncoder {
     /// Writes the next row (`width * channels` bytes).
     public func writeRow(_ row: UnsafeBufferPointer<UInt8>) throws(PNGError) {
         guard row.count == width * format.channels, rowsWritten < height, let start = row.baseAddress else {
-            throw PNGError(.unsupported, "row \(rowsWritten) has \(row.count) bytes or is past the last row")
+            throw PNGError(.wrongRow(index: rowsWritten, byteCount: row.count))
         }
         switch backend {
         case .libpng(let bridge): try check(mpng_encoder_write_row(bridge, start))
@@ -172,7 +172,7 @@ public final class PNGEncoder {
     /// Writes IEND and flushes; every row must have been written.
     public func finish() throws(PNGError) {
         guard rowsWritten == height else {
-            throw PNGError(.unsupported, "only \(rowsWritten) of \(height) rows were written")
+            throw PNGError(.missingRows(written: rowsWritten, height: height))
         }
         switch backend {
         case .libpng(let bridge): try check(mpng_encoder_finish(bridge))
@@ -185,7 +185,7 @@ public final class PNGEncoder {
                               settings: PNGEncodingSettings = .default,
                               workers: Int = PNGEncoder.defaultWorkers) throws(PNGError) -> [UInt8] {
         guard pixels.count == width * height * format.channels else {
-            throw PNGError(.unsupported, "expected \(width * height * format.channels) bytes, got \(pixels.count)")
+            throw PNGError(.wrongPixelCount(expected: width * height * format.channels, got: pixels.count))
         }
         let encoder = try PNGEncoder(destination: .memory, width: width, height: height, format: format,
                                      settings: settings, workers: workers)
@@ -209,7 +209,6 @@ public final class PNGEncoder {
     /// Turns a libpng bridge status into a `PNGError`.
     private func check(_ status: mpng_status) throws(PNGError) {
         guard status != MPNG_OK, case .libpng(let bridge) = backend else { return }
-        let message = String(cString: mpng_encoder_message(bridge))
-        throw PNGError(status == MPNG_IO ? .io : .unsupported, message)
+        throw PNGError(PNGFailure(bridge: mpng_encoder_failure(bridge).pointee))
     }
 }

@@ -26,31 +26,33 @@ public struct PNGHeader: Sendable, Hashable {
     /// Parses the first 33 bytes of a file (more bytes are ignored).
     public init(parsing bytes: [UInt8]) throws(PNGError) {
         guard bytes.count >= 8, Array(bytes[0..<8]) == Self.signature else {
-            if bytes.isEmpty { throw PNGError(.malformed, "empty file") }
+            if bytes.isEmpty { throw PNGError(.emptyFile) }
             if bytes.count < 8, Self.signature.starts(with: bytes) {
-                throw PNGError(.malformed, "truncated file")
+                throw PNGError(.truncatedFile)
             }
-            throw PNGError(.malformed, "not a PNG file")
+            // libpng's rule: a good first half means newline conversion damaged the rest.
+            let damagedByTransfer = bytes.count >= 8 && Self.signature[0..<4].elementsEqual(bytes[0..<4])
+            throw PNGError(damagedByTransfer ? .textModeTransfer : .notPNG)
         }
-        guard bytes.count >= Self.byteCount else { throw PNGError(.malformed, "truncated file") }
+        guard bytes.count >= Self.byteCount else { throw PNGError(.truncatedFile) }
         func u32(_ at: Int) -> UInt32 {
             UInt32(bytes[at]) << 24 | UInt32(bytes[at + 1]) << 16 | UInt32(bytes[at + 2]) << 8 | UInt32(bytes[at + 3])
         }
         guard u32(8) == 13, Array(bytes[12..<16]) == Array("IHDR".utf8) else {
-            throw PNGError(.malformed, "first chunk is not IHDR")
+            throw PNGError(.firstChunkNotIHDR)
         }
         guard bytes.withUnsafeBufferPointer({ libdeflate_crc32(0, $0.baseAddress! + 12, 17) }) == u32(29) else {
-            throw PNGError(.malformed, "bad CRC in IHDR chunk")
+            throw PNGError(.badCRC(chunk: "IHDR"))
         }
         let width = u32(16), height = u32(20)
         guard width > 0, height > 0 else {
-            throw PNGError(.malformed, "image has zero width or height (\(width)×\(height))")
+            throw PNGError(.zeroSize(width: Int(width), height: Int(height)))
         }
         guard width <= 0x7FFF_FFFF, height <= 0x7FFF_FFFF else {
-            throw PNGError(.malformed, "image size \(width)×\(height) exceeds the PNG maximum of 2^31-1")
+            throw PNGError(.sizeOverPNGMaximum(width: Int(width), height: Int(height)))
         }
         guard let colorType = PNGColorType(rawValue: bytes[25]) else {
-            throw PNGError(.malformed, "invalid colour type \(bytes[25])")
+            throw PNGError(.invalidColourType(Int(bytes[25])))
         }
         let bitDepth = Int(bytes[24])
         let allowedDepths: [Int] = switch colorType {
@@ -59,10 +61,10 @@ public struct PNGHeader: Sendable, Hashable {
         case .rgb, .greyAlpha, .rgba: [8, 16]
         }
         guard allowedDepths.contains(bitDepth) else {
-            throw PNGError(.malformed, "invalid bit depth \(bitDepth) for colour type \(colorType.rawValue)")
+            throw PNGError(.invalidBitDepth(bitDepth, colourType: Int(colorType.rawValue)))
         }
         guard bytes[26] == 0, bytes[27] == 0, bytes[28] <= 1 else {
-            throw PNGError(.malformed, "invalid compression, filter or interlace method in IHDR")
+            throw PNGError(.invalidMethods)
         }
         self.width = Int(width)
         self.height = Int(height)

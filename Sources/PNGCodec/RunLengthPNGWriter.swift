@@ -157,7 +157,7 @@ final class RunLengthPNGWriter {
         try bytes.withUnsafeBufferPointer { (buffer) throws(PNGError) in try write(buffer) }
     }
 
-    /// Errors read like the libpng path's (CPNGBridge's `flush_to_fd`).
+    /// Fails with the libpng path's cause (CPNGBridge's `flush_to_fd`): `.writeFailed`.
     private func write(_ bytes: UnsafeBufferPointer<UInt8>) throws(PNGError) {
         switch destination {
         case .memory:
@@ -168,7 +168,7 @@ final class RunLengthPNGWriter {
                 let wrote = Glibc.write(descriptor, bytes.baseAddress! + done, bytes.count - done)
                 if wrote < 0 && errno == EINTR { continue }
                 guard wrote > 0 else {
-                    throw PNGError(.io, "write failed: \(wrote < 0 ? String(cString: strerror(errno)) : "no progress")")
+                    throw PNGError(.writeFailed(errno: wrote < 0 ? errno : nil))
                 }
                 done += wrote
             }

@@ -23,20 +23,11 @@ public func compositeOver(background: RGBA8Color, source: UnsafeBufferPointer<UI
     let backgroundAlpha = Int(background.a)
     let sourceBytes = UnsafeRawPointer(source.baseAddress!), destinationBytes = UnsafeMutableRawPointer(destination.baseAddress!)
     var pixel = 0
+    if channels == 3 {
+        pixel = compositeRGBFourAtATime(backgroundColour: backgroundColour, source: sourceBytes,
+                                        destination: destinationBytes, pixelCount: pixelCount)
+    }
     while pixel < pixelCount {
-        // RGB out, four opaque pixels at once (the usual case): one 16-byte load, a shuffle
-        // dropping the alpha bytes, one 16-byte store whose last 4 bytes the next pixels
-        // overwrite (so it may only run while 6 pixels remain: it never writes past the row).
-        if channels == 3 && pixel + 6 <= pixelCount {
-            let four = sourceBytes.loadUnaligned(fromByteOffset: 4 &* pixel, as: SIMD16<UInt8>.self)
-            if unsafeBitCast(four, to: SIMD4<UInt32>.self) & 0xFF00_0000 == SIMD4(repeating: 0xFF00_0000) {
-                let colours = SIMD16(four[0], four[1], four[2], four[4], four[5], four[6], four[8], four[9],
-                                     four[10], four[12], four[13], four[14], 0, 0, 0, 0)
-                destinationBytes.storeBytes(of: colours, toByteOffset: 3 &* pixel, as: SIMD16<UInt8>.self)
-                pixel &+= 4
-                continue
-            }
-        }
         defer { pixel &+= 1 }
         let input = pixel * 4, output = pixel * channels
         let alpha = Int(source[input + 3])
@@ -61,6 +52,49 @@ public func compositeOver(background: RGBA8Color, source: UnsafeBufferPointer<UI
             destination[output + 3] = UInt8((outAlpha + 127) / 255)
         }
     }
+}
+
+/// The RGB rule of `compositeOver`, four pixels a step, for as long as 6 pixels remain: each
+/// step loads 16 bytes and stores 16 bytes whose last 4 the next step overwrites, so it never
+/// writes past the row. Returns the first pixel it did not do.
+///
+/// Opaque and fully transparent steps (the usual ones) are a shuffle or a store; any other
+/// step computes `(source * 255 + background * (255 - alpha) + 127) / 255` in 32-bit lanes,
+/// dividing by 255 as `(x * 32897) >> 23`, which is exact for every x below 66,052
+/// (32897 * 255 = 2^23 + 127, so the error stays under 1/255); x is at most 255 * 255 + 127
+/// because premultiplied colour never exceeds alpha. Every pixel gets the per-pixel rule's
+/// exact bytes.
+@inline(__always)
+private func compositeRGBFourAtATime(backgroundColour: SIMD3<Int>, source: UnsafeRawPointer,
+                                     destination: UnsafeMutableRawPointer, pixelCount: Int) -> Int {
+    let (r, g, b) = (UInt32(backgroundColour.x), UInt32(backgroundColour.y), UInt32(backgroundColour.z))
+    let backgroundLanes = SIMD16<UInt32>(r, g, b, 0, r, g, b, 0, r, g, b, 0, r, g, b, 0)
+    let backgroundBytes = SIMD16<UInt8>(truncatingIfNeeded: backgroundLanes)
+    @inline(__always) func dropAlpha(_ four: SIMD16<UInt8>) -> SIMD16<UInt8> {
+        SIMD16(four[0], four[1], four[2], four[4], four[5], four[6], four[8], four[9],
+               four[10], four[12], four[13], four[14], 0, 0, 0, 0)
+    }
+    let alphaMask = SIMD4<UInt32>(repeating: 0xFF00_0000)
+    var pixel = 0
+    while pixel &+ 6 <= pixelCount {
+        let four = source.loadUnaligned(fromByteOffset: 4 &* pixel, as: SIMD16<UInt8>.self)
+        let words = unsafeBitCast(four, to: SIMD4<UInt32>.self)
+        let alphas = words & alphaMask
+        let colours: SIMD16<UInt8>
+        if alphas == alphaMask {
+            colours = four
+        } else if alphas == .zero {
+            colours = backgroundBytes
+        } else {
+            let alphaBytes = unsafeBitCast((words &>> 24) &* 0x0101_0101, to: SIMD16<UInt8>.self)
+            let remaining = SIMD16<UInt32>(repeating: 255) &- SIMD16<UInt32>(truncatingIfNeeded: alphaBytes)
+            let total = SIMD16<UInt32>(truncatingIfNeeded: four) &* 255 &+ backgroundLanes &* remaining &+ 127
+            colours = SIMD16<UInt8>(truncatingIfNeeded: (total &* 32897) &>> 23)
+        }
+        destination.storeBytes(of: dropAlpha(colours), toByteOffset: 3 &* pixel, as: SIMD16<UInt8>.self)
+        pixel &+= 4
+    }
+    return pixel
 }
 
 /// Fills a sheet row with `background`: RGB when `channels == 3` (background opaque),

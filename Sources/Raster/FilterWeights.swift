@@ -83,15 +83,20 @@ struct FilterWeights: Sendable {
 
         var firstInput = [Int](repeating: 0, count: storing ? outputCount : 0)
         var weights = [Int32](repeating: 0, count: storing ? outputCount * tapCount : 0)
-        var row = [Int32](repeating: 0, count: tapCount)
         var maxAbsoluteWeightSum = 0, maxAbsoluteWeight: Int32 = 0
-        for output in 0..<outputCount {
-            let first = row.withUnsafeMutableBufferPointer { computeRow(output, into: $0) }
-            maxAbsoluteWeightSum = max(maxAbsoluteWeightSum, row.reduce(0) { $0 + Int($1.magnitude) })
-            maxAbsoluteWeight = max(maxAbsoluteWeight, row.map { Int32($0.magnitude) }.max() ?? 0)
-            if storing {
-                firstInput[output] = first
-                weights.replaceSubrange(output * tapCount ..< (output + 1) * tapCount, with: row)
+        withUnsafeTemporaryAllocation(of: Int32.self, capacity: tapCount) { row in
+            for output in 0..<outputCount {
+                let first = computeRow(output, into: row)
+                var absoluteSum = 0
+                for weight in row {
+                    absoluteSum += Int(weight.magnitude)
+                    maxAbsoluteWeight = max(maxAbsoluteWeight, Int32(weight.magnitude))
+                }
+                maxAbsoluteWeightSum = max(maxAbsoluteWeightSum, absoluteSum)
+                if storing {
+                    firstInput[output] = first
+                    for tap in 0..<tapCount { weights[output &* tapCount &+ tap] = row[tap] }
+                }
             }
         }
         self.firstInput = firstInput
@@ -120,7 +125,14 @@ struct FilterWeights: Sendable {
 
     private func computeRow(_ output: Int, into weights: UnsafeMutableBufferPointer<Int32>) -> Int {
         let (centre, range) = window(output)
-        var realWeights = [Double](repeating: 0, count: range.count)
+        return withUnsafeTemporaryAllocation(of: Double.self, capacity: range.count) { realWeights in
+            quantise(centre: centre, range: range, realWeights: realWeights, into: weights)
+        }
+    }
+
+    /// `computeRow` with a scratch buffer of `range.count` real weights.
+    private func quantise(centre: Double, range: Range<Int>, realWeights: UnsafeMutableBufferPointer<Double>,
+                          into weights: UnsafeMutableBufferPointer<Int32>) -> Int {
         var total = 0.0
         for (tap, input) in range.enumerated() {
             let distance = (Double(input) + 0.5 - centre) / stretch

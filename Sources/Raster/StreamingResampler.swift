@@ -1,3 +1,5 @@
+import CResampleKernels
+
 #if !_endian(little)
 #error("Raster (premultipliedChannels, compositeOver) reads alpha as the high byte of a little-endian pixel word")
 #endif
@@ -20,6 +22,9 @@
 /// - Memory: O(sourceWidth + targetWidth * filter taps), independent of the source height.
 /// - Sources: straight-alpha RGBA8, or opaque RGBA8, RGB8 or grey8 (`SourceFormat`); the
 ///   output is the same for the same colours whatever the layout.
+///
+/// - Speed: on a CPU with AVX2 the two filter passes are CResampleKernels' AVX2 code (four
+///   taps or four pixels a step), elsewhere the Swift code below; the integers are the same.
 ///
 /// One instance resamples one image: call `push(row:emit:)` exactly `sourceHeight` times.
 /// The last push emits the last target rows. If `emit` throws, discard the instance.
@@ -106,12 +111,39 @@ public final class StreamingResampler {
     private var rowsInGroup = 0
     private var shrunkRowCount = 0
 
+    /// Which code runs the two filter passes: the same integers either way.
+    enum Kernels: Sendable {
+        /// The Swift passes below, 128-bit vectors (every CPU).
+        case portable
+        /// The AVX2 passes of CResampleKernels, four taps or four pixels a step.
+        case avx2
+
+        /// AVX2 where this CPU runs it.
+        static let best: Kernels = mrk_avx2_available() != 0 ? .avx2 : .portable
+    }
+    let kernels: Kernels
+    /// AVX2 only: the shrunk row as quads (see `mrk_build_quads`), and each target pixel's
+    /// horizontal weights in quads of taps (16 Int16 each, zero-padded).
+    private let shrunkQuads: UnsafeMutableBufferPointer<Int16>
+    private let horizontalWeightQuads: UnsafeMutableBufferPointer<Int16>
+    private let horizontalQuadCount: Int
+    /// The weights of `verticalTapRows`, one a row.
+    private let verticalTapWeights: UnsafeMutableBufferPointer<Int16>
+
     /// `sourceFormat` is the layout of the rows that will be pushed; every format but `.rgba8`
     /// promises an opaque source, whose block sums hold raw samples (the premultiply's factor
     /// 255 is folded into `blockReciprocals`).
-    public init(sourceWidth: Int, sourceHeight: Int, targetWidth: Int, targetHeight: Int,
-                sourceFormat: SourceFormat = .rgba8) {
+    public convenience init(sourceWidth: Int, sourceHeight: Int, targetWidth: Int, targetHeight: Int,
+                            sourceFormat: SourceFormat = .rgba8) {
+        self.init(sourceWidth: sourceWidth, sourceHeight: sourceHeight, targetWidth: targetWidth,
+                  targetHeight: targetHeight, sourceFormat: sourceFormat, kernels: .best)
+    }
+
+    /// `kernels` chooses the filter passes' code (tests compare the two).
+    init(sourceWidth: Int, sourceHeight: Int, targetWidth: Int, targetHeight: Int,
+         sourceFormat: SourceFormat, kernels: Kernels) {
         self.sourceFormat = sourceFormat
+        self.kernels = kernels
         horizontal = AxisPlan(sourceSize: sourceWidth, targetSize: targetWidth)
         // Vertical weights of very tall targets are computed a row at a time, so memory stays
         // independent of the height; up to 64 Ki rows (at most 6.5 MB of weights) they are kept.
@@ -135,13 +167,15 @@ public final class StreamingResampler {
             precondition(plan.filter.maxAbsoluteWeight <= Int32(Int16.max),
                          "filter weights too large for 16-bit lanes")
         }
-        shrunkRow = .allocate(capacity: horizontal.shrunkSize + 1)
+        // Zero pixels after the row: one for the portable pass's last pair, three for the last quad.
+        shrunkRow = .allocate(capacity: horizontal.shrunkSize + 3)
         shrunkRow.initialize(repeating: .zero)
-        shrunkPairs = .allocate(capacity: horizontal.shrunkSize)
+        shrunkPairs = .allocate(capacity: kernels == .portable ? horizontal.shrunkSize : 0)
         shrunkPairs.initialize(repeating: .zero)
         blockReciprocals = .allocate(capacity: horizontal.shrunkSize)
         blockReciprocals.initialize(repeating: 0)
-        reducedRows = .allocate(capacity: targetWidth * vertical.filter.tapCount + 1)
+        // Padding after the last slot: the portable pass reads one pixel past a row, AVX2 three.
+        reducedRows = .allocate(capacity: targetWidth * vertical.filter.tapCount + 3)
         reducedRows.initialize(repeating: .zero)
         let tapCount = horizontal.filter.tapCount, pairCount = (tapCount + 1) / 2
         horizontalPairCount = pairCount
@@ -154,7 +188,23 @@ public final class StreamingResampler {
                     .initialize(to: Self.weightPair(first, second))
             }
         }
+        let quadCount = kernels == .avx2 ? (pairCount + 1) / 2 : 0
+        horizontalQuadCount = quadCount
+        shrunkQuads = .allocate(capacity: quadCount == 0 ? 0 : 16 * horizontal.shrunkSize)
+        horizontalWeightQuads = .allocate(capacity: 16 * quadCount * targetWidth)
+        horizontalWeightQuads.initialize(repeating: 0)
+        for x in 0..<(quadCount == 0 ? 0 : targetWidth) {
+            for tap in 0..<tapCount {
+                // Quad q holds taps 4q...4q+3 as (w0 w1) x 4, then (w2 w3) x 4.
+                let quad = tap / 4, within = tap % 4
+                let base = 16 * (x * quadCount + quad) + (within < 2 ? 0 : 8) + within % 2
+                for channel in 0..<4 {
+                    horizontalWeightQuads[base + 2 * channel] = Int16(horizontal.filter.weights[x * tapCount + tap])
+                }
+            }
+        }
         verticalTapRows = .allocate(capacity: vertical.filter.tapCount + 1)
+        verticalTapWeights = .allocate(capacity: vertical.filter.tapCount + 1)
         verticalRowWeights = .allocate(capacity: vertical.filter.tapCount)
         verticalNextFirstInput = vertical.filter.row(0, into: verticalRowWeights)
         verticalWeightPairs = .allocate(capacity: (vertical.filter.tapCount + 1) / 2)
@@ -170,6 +220,9 @@ public final class StreamingResampler {
         shrunkPairs.deallocate()
         horizontalWeightPairs.deallocate()
         verticalTapRows.deallocate()
+        verticalTapWeights.deallocate()
+        shrunkQuads.deallocate()
+        horizontalWeightQuads.deallocate()
         verticalRowWeights.deallocate()
         verticalWeightPairs.deallocate()
         targetRow.deallocate()
@@ -184,12 +237,15 @@ public final class StreamingResampler {
                      emit: (Int, UnsafeBufferPointer<UInt8>) throws -> Void) rethrows {
         precondition(row.count == sourceFormat.channels * sourceWidth, "a source row must hold sourceWidth * channels bytes")
         precondition(pushedRowCount < sourceHeight, "more rows pushed than sourceHeight")
-        addPremultiplied(row)
         pushedRowCount += 1
-        rowsInGroup += 1
-        guard rowsInGroup == vertical.shrinkFactor || pushedRowCount == sourceHeight else { return }
-
-        shrinkGroup()
+        if horizontal.shrinkFactor == 1 && vertical.shrinkFactor == 1 {
+            storeUnshrunk(row)
+        } else {
+            addPremultiplied(row)
+            rowsInGroup += 1
+            guard rowsInGroup == vertical.shrinkFactor || pushedRowCount == sourceHeight else { return }
+            shrinkGroup()
+        }
         let tapCount = vertical.filter.tapCount
         reduceHorizontally(into: targetWidth * (shrunkRowCount % tapCount))
         shrunkRowCount += 1
@@ -201,6 +257,74 @@ public final class StreamingResampler {
             if emittedRowCount < targetHeight {
                 verticalNextFirstInput = vertical.filter.row(emittedRowCount, into: verticalRowWeights)
             }
+        }
+    }
+
+    /// Without a box shrink on either axis (every ratio below 4, and every enlargement), writes
+    /// the row straight into `shrunkRow`: each pixel's premultiplied samples minus
+    /// `sampleOffset`, in 16-bit lanes, the same values `shrinkGroup` gives for blocks of one
+    /// pixel (`(c·a, ..., 255·a)`, or `(c·255, ..., 255·255)` for an opaque layout), without
+    /// the 32-bit sums in between. A product is at most 255·255, so 16-bit lanes hold it.
+    private func storeUnshrunk(_ row: UnsafeBufferPointer<UInt8>) {
+        let source = UnsafeRawPointer(row.baseAddress!), width = sourceWidth
+        let output = UnsafeMutableRawPointer(shrunkRow.baseAddress!)
+        let offset = UInt16(Self.sampleOffset)
+        // Bytes widened to 16-bit lanes by interleaving with zero bytes (the generic widening
+        // initialiser was compiled to an out-of-line call).
+        @inline(__always) func widened(_ v: SIMD16<UInt8>) -> (low: SIMD8<UInt16>, high: SIMD8<UInt16>) {
+            let low = SIMD16<UInt8>(v[0], 0, v[1], 0, v[2], 0, v[3], 0, v[4], 0, v[5], 0, v[6], 0, v[7], 0)
+            let high = SIMD16<UInt8>(v[8], 0, v[9], 0, v[10], 0, v[11], 0, v[12], 0, v[13], 0, v[14], 0, v[15], 0)
+            return (unsafeBitCast(low, to: SIMD8<UInt16>.self), unsafeBitCast(high, to: SIMD8<UInt16>.self))
+        }
+        @inline(__always) func store(_ samples: SIMD16<UInt8>, times factors: SIMD16<UInt8>, at x: Int) {
+            let (sampleLow, sampleHigh) = widened(samples), (factorLow, factorHigh) = widened(factors)
+            output.storeBytes(of: sampleLow &* factorLow &- offset, toByteOffset: 8 &* x, as: SIMD8<UInt16>.self)
+            output.storeBytes(of: sampleHigh &* factorHigh &- offset, toByteOffset: 8 &* x &+ 16, as: SIMD8<UInt16>.self)
+        }
+        let opaque = SIMD16<UInt8>(repeating: 255)
+        // Unsafe hot loops, four pixels a step: each reads only bytes of the row (an RGB step
+        // reads 16 bytes while at least 6 pixels remain) and writes pixels x..<x + 4 of
+        // `shrunkRow`; the rest go one by one.
+        var x = 0
+        switch sourceFormat {
+        case .rgba8, .opaqueRGBA8:
+            let premultiply = sourceFormat == .rgba8
+            while x &+ 4 <= width {
+                let four = source.loadUnaligned(fromByteOffset: 4 &* x, as: SIMD16<UInt8>.self)
+                if premultiply {
+                    let words = unsafeBitCast(four, to: SIMD4<UInt32>.self)
+                    store(four, times: unsafeBitCast((words &>> 24) &* 0x0001_0101 | 0xFF00_0000, to: SIMD16<UInt8>.self), at: x)
+                } else {
+                    store(four, times: opaque, at: x)
+                }
+                x &+= 4
+            }
+        case .rgb8:
+            while x &+ 6 <= width {
+                let b = source.loadUnaligned(fromByteOffset: 3 &* x, as: SIMD16<UInt8>.self)
+                store(SIMD16(b[0], b[1], b[2], 255, b[3], b[4], b[5], 255, b[6], b[7], b[8], 255, b[9], b[10], b[11], 255),
+                      times: opaque, at: x)
+                x &+= 4
+            }
+        case .grey8:
+            while x &+ 4 <= width {
+                let g = source.loadUnaligned(fromByteOffset: x, as: SIMD4<UInt8>.self)
+                store(SIMD16(g[0], g[0], g[0], 255, g[1], g[1], g[1], 255, g[2], g[2], g[2], 255, g[3], g[3], g[3], 255),
+                      times: opaque, at: x)
+                x &+= 4
+            }
+        }
+        let bytes = row.baseAddress!, channels = sourceFormat.channels
+        while x < width {
+            let pixel = bytes + channels &* x
+            let colour: SIMD4<UInt16> = switch sourceFormat {
+            case .rgba8, .opaqueRGBA8: SIMD4(UInt16(pixel[0]), UInt16(pixel[1]), UInt16(pixel[2]), UInt16(pixel[3]))
+            case .rgb8: SIMD4(UInt16(pixel[0]), UInt16(pixel[1]), UInt16(pixel[2]), 255)
+            case .grey8: SIMD4(UInt16(pixel[0]), UInt16(pixel[0]), UInt16(pixel[0]), 255)
+            }
+            let factor = sourceFormat == .rgba8 ? SIMD4(colour[3], colour[3], colour[3], 255) : SIMD4(repeating: 255)
+            output.storeBytes(of: colour &* factor &- offset, toByteOffset: 8 &* x, as: SIMD4<UInt16>.self)
+            x &+= 1
         }
     }
 
@@ -329,6 +453,22 @@ public final class StreamingResampler {
 
     /// Filters `shrunkRow` horizontally into `reducedRows`, starting at pixel `offset`.
     private func reduceHorizontally(into offset: Int) {
+        if kernels == .avx2 {
+            // firstInput[x] + 4 * quadCount <= shrunkSize + 3, within the zero-padded row.
+            let quads = shrunkQuads.baseAddress!
+            UnsafeRawPointer(shrunkRow.baseAddress!).withMemoryRebound(to: Int16.self, capacity: 4 * (horizontal.shrunkSize + 3)) { pixels in
+                mrk_build_quads(pixels, horizontal.shrunkSize, quads)
+            }
+            horizontal.filter.firstInput.withUnsafeBufferPointer { firstInput in
+                UnsafeMutableRawPointer(reducedRows.baseAddress! + offset).withMemoryRebound(to: Int16.self, capacity: 4 * targetWidth) { output in
+                    firstInput.withMemoryRebound(to: Int64.self) { firstInput in
+                        mrk_horizontal_avx2(quads, firstInput.baseAddress!, horizontalWeightQuads.baseAddress!, horizontalQuadCount,
+                                            targetWidth, Self.maxSample, output)
+                    }
+                }
+            }
+            return
+        }
         let shrunk = UnsafeRawPointer(shrunkRow.baseAddress!), pairs = shrunkPairs.baseAddress!
         for j in 0..<horizontal.shrunkSize {
             let both = shrunk.loadUnaligned(fromByteOffset: 8 &* j, as: SIMD8<Int16>.self)  // pixels j, j + 1
@@ -368,6 +508,7 @@ public final class StreamingResampler {
             let weight = Int16(rowWeights[tap])
             if weight == 0 { continue }
             verticalTapRows[usedTaps] = UnsafePointer(reducedRows.baseAddress! + width * ((firstInput + tap) % tapCount))
+            verticalTapWeights[usedTaps] = weight
             if usedTaps % 2 == 0 {
                 firstOfPair = weight
             } else {
@@ -377,8 +518,16 @@ public final class StreamingResampler {
         }
         if usedTaps % 2 == 1 {
             verticalTapRows[usedTaps] = verticalTapRows[usedTaps - 1]
+            verticalTapWeights[usedTaps] = 0
             verticalWeightPairs[usedTaps / 2] = Self.weightPair(firstOfPair, 0)
             usedTaps += 1
+        }
+        if kernels == .avx2 {
+            // Every row is followed by at least three readable pixels (the next slot, or the padding).
+            UnsafeRawPointer(verticalTapRows.baseAddress!).withMemoryRebound(to: UnsafePointer<Int16>?.self, capacity: usedTaps) { rows in
+                mrk_vertical_avx2(rows, verticalTapWeights.baseAddress!, usedTaps, width, Self.maxSample, targetRow.baseAddress!)
+            }
+            return
         }
         // Sums are in units of 1/255 of an 8-bit level, times 2^fractionBits: one rounded
         // division by 255 << fractionBits brings them to 8 bits, done exactly as a shift by
@@ -386,15 +535,19 @@ public final class StreamingResampler {
         // then colour is clamped to alpha. They start at sampleOffset units, which undoes the
         // offset of the stored samples (the weights sum to one unit).
         let start = SIMD4<Int32>(repeating: Self.sampleOffset << FilterWeights.fractionBits)
-        let rounding = SIMD4<Int32>(repeating: 255 << (FilterWeights.fractionBits - 1))
-        let largest = SIMD4<Int32>(repeating: Self.maxSample << FilterWeights.fractionBits)
+        let rounding = SIMD8<Int32>(repeating: 255 << (FilterWeights.fractionBits - 1))
+        let largest = SIMD8<Int32>(repeating: Self.maxSample << FilterWeights.fractionBits)
         let output = UnsafeMutableRawPointer(targetRow.baseAddress!)
         let rows = verticalTapRows.baseAddress!, weights = verticalWeightPairs.baseAddress!
-        func store(_ sum: SIMD4<Int32>, at x: Int) {
-            let scaled = (sum.clamped(lowerBound: .zero, upperBound: largest) &+ rounding) &>> Int32(FilterWeights.fractionBits)
-            let levels = (scaled &* 32897) &>> 23
-            let pixel = SIMD4<UInt8>(truncatingIfNeeded: pointwiseMin(levels, SIMD4(repeating: levels[3])))
-            output.storeBytes(of: pixel, toByteOffset: 4 &* x, as: SIMD4<UInt8>.self)
+        /// Both pixels' sums to RGBA8, in 32-bit lanes throughout (the per-lane form was
+        /// compiled to scalar multiplies).
+        @inline(__always) func levels(_ left: SIMD4<Int32>, _ right: SIMD4<Int32>) -> SIMD8<UInt8> {
+            let sums = SIMD8(lowHalf: left, highHalf: right)
+            let scaled = (sums.clamped(lowerBound: .zero, upperBound: largest) &+ rounding) &>> Int32(FilterWeights.fractionBits)
+            let levels = SIMD8<UInt8>(truncatingIfNeeded: (scaled &* 32897) &>> 23)
+            // Colour is clamped to alpha: each pixel's alpha byte copied to all four of its bytes.
+            let alphas = (unsafeBitCast(levels, to: SIMD2<UInt32>.self) &>> 24) &* 0x0101_0101
+            return pointwiseMin(levels, unsafeBitCast(alphas, to: SIMD8<UInt8>.self))
         }
         // Unsafe hot loop: two pixels a step (an odd width's last step reads the padding pixel
         // after the slot and drops its result); each pair of taps interleaves the two rows'
@@ -414,8 +567,12 @@ public final class StreamingResampler {
                 left &+= leftProducts.evenHalf &+ leftProducts.oddHalf
                 right &+= rightProducts.evenHalf &+ rightProducts.oddHalf
             }
-            store(left, at: x)
-            if x &+ 1 < width { store(right, at: x &+ 1) }
+            let pixels = levels(left, right)
+            if x &+ 1 < width {
+                output.storeBytes(of: pixels, toByteOffset: 4 &* x, as: SIMD8<UInt8>.self)
+            } else {
+                output.storeBytes(of: pixels.lowHalf, toByteOffset: 4 &* x, as: SIMD4<UInt8>.self)
+            }
             x &+= 2
         }
     }

@@ -28,6 +28,7 @@ struct BenchOptions {
     var sweep = false
     var skipHuge = false
     var floorOnly = false
+    var smallFilesOnly = false
     /// Run only the `masonry compare` stage (CompareStage.swift).
     var compareOnly = false
     var seed: UInt64 = 20_240_601
@@ -52,6 +53,7 @@ func parseOptions() -> BenchOptions {
         case "--skip-huge": options.skipHuge = true
         case "--floor-only": options.floorOnly = true
         case "--compare-only": options.compareOnly = true
+        case "--small-files-only": options.smallFilesOnly = true
         case "-h", "--help":
             print("""
             usage: masonry-bench [--quick] [--json path] [--corpus dir] [--runs n] [--masonry path]
@@ -64,6 +66,7 @@ func parseOptions() -> BenchOptions {
               --sweep      also time more zlib level/strategy/filter choices on the sheet
               --skip-huge  skip the 20000×20000 peak-RSS run
               --compare-only  run only the masonry compare stage (40 pairs of 1280×800; quick 20)
+              --small-files-only  run only the many-small-files stage (needs openclipart-png)
             """)
             exit(0)
         default: fail("unknown argument \(argument) (see --help)")
@@ -423,6 +426,16 @@ do {
         exit(0)
     }
     let comparePairs = options.quick ? 20 : 40
+    if options.smallFilesOnly {
+        guard let smallFiles = try smallFilesCorpus(in: corpusRoot + "/small-files") else {
+            fail("small files: openclipart-png is not installed (apt-get install openclipart-png)")
+        }
+        try smallFilesStage(paths: smallFiles, folder: corpusRoot + "/small-files", output: outDir + "/small-files.png",
+                            masonry: masonry, runs: runs, cores: cores)
+        printTable()
+        for row in results where !row.note.isEmpty { print("  \(row.stage) / \(row.metric): \(row.note)") }
+        exit(0)
+    }
     if options.compareOnly {
         try compareStage(masonry: masonry, root: corpusRoot, runs: runs, cores: cores, pairs: comparePairs)
         printTable()

@@ -39,7 +39,8 @@ import Testing
         var rows = 0
         try decoder.readRows { _, _ in rows += 1 }
         #expect(rows == 9)
-        #expect(decoder.trailingProblem == PNGError(.malformed, "bad CRC in tEXt chunk"))
+        #expect(decoder.trailingProblem == PNGError(.badCRC(chunk: "tEXt")))
+        #expect(decoder.trailingProblem?.reason == "bad CRC in tEXt chunk")
         // A clean file has no trailing problem.
         let clean = try PNGDecoder(bytes: Sample.stored())
         try clean.readRows { _, _ in }

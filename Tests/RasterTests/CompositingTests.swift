@@ -54,6 +54,35 @@ import Testing
         }
     }
 
+    /// Every alpha and every premultiplied colour up to it, over backgrounds that include the
+    /// extremes, in rows long enough for the four-pixels-at-once arithmetic: each byte equals
+    /// (colour * 255 + background * (255 - alpha) + 127) / 255 computed here in plain integers.
+    @Test func everyAlphaAndColourMatchesTheRoundedFormula() {
+        let backgrounds = [RGBA8Color(r: 0, g: 255, b: 1), RGBA8Color(r: 255, g: 0, b: 254),
+                           RGBA8Color(r: 127, g: 128, b: 200), RGBA8Color(r: 3, g: 77, b: 129)]
+        for background in backgrounds {
+            let backgroundChannels = [Int(background.r), Int(background.g), Int(background.b)]
+            for alpha in 0...255 {
+                // Pixel i has colours (i, alpha - i, i / 2); the row is padded to 8 pixels.
+                let count = max(8, alpha + 1)
+                var source = [UInt8](), expected = [UInt8]()
+                for index in 0..<count {
+                    let i = min(index, alpha)
+                    let colours = [i, alpha - i, i / 2]
+                    source += colours.map(UInt8.init) + [UInt8(alpha)]
+                    for channel in 0..<3 {
+                        expected.append(UInt8((colours[channel] * 255 + backgroundChannels[channel] * (255 - alpha) + 127) / 255))
+                    }
+                }
+                let got = composite(source, over: background, channels: 3)
+                if got != expected {
+                    Issue.record("alpha \(alpha) over \(background): first differing byte \(got.indices.first { got[$0] != expected[$0] } ?? -1)")
+                    return
+                }
+            }
+        }
+    }
+
     /// Over a transparent background the source comes out unpremultiplied.
     @Test func overTransparentBackgroundUnpremultiplies() {
         #expect(composite([128, 0, 0, 128], over: .transparent, channels: 4) == [255, 0, 0, 128])

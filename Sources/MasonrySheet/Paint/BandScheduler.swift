@@ -67,15 +67,21 @@ final class BandScheduler: @unchecked Sendable {
         max(16, (1 << 16) / max(1, plan.width * plan.channels))
     }
 
-    /// How far workers may run ahead of the encoder on `page`: two of the tallest tiles and two
-    /// bands when that fits `budget` bytes, else one tile and two bands (the least that lets
-    /// every tile start; fewer tiles are then painted at once, and the bytes are the same);
+    /// The band memory workers may fill ahead of the encoder when the budget allows: enough
+    /// that a slow tile holding back the encoder does not soon leave the other workers idle.
+    static let roomyWindowBytes = 24 << 20
+
+    /// How far workers may run ahead of the encoder on `page`: `roomyWindowBytes` of rows (or
+    /// two of the tallest tiles and two bands, if more) when that fits `budget` bytes, else two
+    /// of the tallest tiles and two bands when that fits, else one tile and two bands (the least
+    /// that lets every tile start; fewer tiles are then painted at once, and the bytes are the same);
     /// nil when even that needs more than `budget` (the returned estimate says how much).
     static func windowRows(for page: PagePlan, plan: SheetPlan, workers: Int, budget: Int) -> (rows: Int?, needed: Int) {
         let tallest = page.tiles.map(\.frame.height).max() ?? 0
         let bandRows = bandRows(plan)
         var needed = Int.max
-        for rows in [2 * tallest + 2 * bandRows, tallest + 2 * bandRows] {
+        let roomy = max(2 * tallest + 2 * bandRows, min(page.height, roomyWindowBytes / max(1, plan.width * plan.channels)))
+        for rows in [roomy, 2 * tallest + 2 * bandRows, tallest + 2 * bandRows] {
             needed = memoryEstimate(page: page, plan: plan, workers: workers, windowRows: rows + 2 * bandRows)
             if needed <= budget { return (rows, needed) }
         }

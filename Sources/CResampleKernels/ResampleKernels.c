@@ -1,0 +1,110 @@
+// See ResampleKernels.h. Compiled for the baseline CPU; only the functions marked
+// MRK_AVX2 use AVX2 instructions, and they are called only when mrk_avx2_available().
+
+#include "ResampleKernels.h"
+
+#if defined(__x86_64__)
+#include <cpuid.h>
+#include <immintrin.h>
+
+#define MRK_AVX2 __attribute__((target("avx2")))
+
+enum { FRACTION_BITS = 14, SAMPLE_OFFSET = 32768 };
+
+int mrk_avx2_available(void) {
+    unsigned int eax, ebx, ecx, edx;
+    if (!__get_cpuid(1, &eax, &ebx, &ecx, &edx)) return 0;
+    const unsigned int osxsave = 1u << 27, avx = 1u << 28;
+    if ((ecx & (osxsave | avx)) != (osxsave | avx)) return 0;
+    unsigned int xcr0_low, xcr0_high;
+    __asm__("xgetbv" : "=a"(xcr0_low), "=d"(xcr0_high) : "c"(0));
+    if ((xcr0_low & 6) != 6) return 0;   // the OS saves XMM and YMM state
+    if (!__get_cpuid_count(7, 0, &eax, &ebx, &ecx, &edx)) return 0;
+    return (ebx & (1u << 5)) != 0;       // AVX2
+}
+
+MRK_AVX2 void mrk_build_quads(const int16_t *pixels, size_t count, int16_t *quads) {
+    // Within each 128-bit lane: (R0 G0 B0 A0 R1 G1 B1 A1) -> (R0 R1 G0 G1 B0 B1 A0 A1).
+    const __m256i interleave = _mm256_setr_epi8(0, 1, 8, 9, 2, 3, 10, 11, 4, 5, 12, 13, 6, 7, 14, 15,
+                                                0, 1, 8, 9, 2, 3, 10, 11, 4, 5, 12, 13, 6, 7, 14, 15);
+    for (size_t j = 0; j < count; j++) {
+        __m256i four = _mm256_loadu_si256((const __m256i *)(pixels + 4 * j));
+        _mm256_storeu_si256((__m256i *)(quads + 16 * j), _mm256_shuffle_epi8(four, interleave));
+    }
+}
+
+MRK_AVX2 void mrk_horizontal_avx2(const int16_t *quads, const int64_t *first_input, const int16_t *weights,
+                                  size_t quad_count, size_t output_count, int32_t max_sample, int16_t *output) {
+    const __m128i start = _mm_set1_epi32((SAMPLE_OFFSET << FRACTION_BITS) + (1 << (FRACTION_BITS - 1)));
+    const __m128i zero = _mm_setzero_si128(), largest = _mm_set1_epi32(max_sample);
+    const __m128i offset = _mm_set1_epi32(SAMPLE_OFFSET);
+    for (size_t x = 0; x < output_count; x++) {
+        const int16_t *taps = quads + 16 * first_input[x];
+        const int16_t *tap_weights = weights + 16 * quad_count * x;
+        __m256i sum = _mm256_setzero_si256();
+        for (size_t q = 0; q < quad_count; q++) {
+            __m256i data = _mm256_loadu_si256((const __m256i *)(taps + 64 * q));
+            __m256i w = _mm256_loadu_si256((const __m256i *)(tap_weights + 16 * q));
+            sum = _mm256_add_epi32(sum, _mm256_madd_epi16(data, w));
+        }
+        __m128i total = _mm_add_epi32(_mm_add_epi32(_mm256_castsi256_si128(sum), _mm256_extracti128_si256(sum, 1)), start);
+        __m128i sample = _mm_min_epi32(_mm_max_epi32(_mm_srai_epi32(total, FRACTION_BITS), zero), largest);
+        __m128i shifted = _mm_sub_epi32(sample, offset);
+        _mm_storel_epi64((__m128i *)(output + 4 * x), _mm_packs_epi32(shifted, shifted));
+    }
+}
+
+/// Rounded division by 255 << 14 of clamped sums, as 32-bit levels 0...255.
+MRK_AVX2 static inline __m256i levels8(__m256i sum, __m256i largest) {
+    const __m256i rounding = _mm256_set1_epi32(255 << (FRACTION_BITS - 1));
+    __m256i clamped = _mm256_min_epi32(_mm256_max_epi32(sum, _mm256_setzero_si256()), largest);
+    __m256i scaled = _mm256_srai_epi32(_mm256_add_epi32(clamped, rounding), FRACTION_BITS);
+    return _mm256_srai_epi32(_mm256_mullo_epi32(scaled, _mm256_set1_epi32(32897)), 23);
+}
+
+MRK_AVX2 void mrk_vertical_avx2(const int16_t *const *rows, const int16_t *weights, size_t row_count,
+                                size_t width, int32_t max_sample, uint8_t *output) {
+    const __m256i start = _mm256_set1_epi32(SAMPLE_OFFSET << FRACTION_BITS);
+    const __m256i largest = _mm256_set1_epi32(max_sample << FRACTION_BITS);
+    const __m128i alpha_of_each = _mm_setr_epi8(3, 3, 3, 3, 7, 7, 7, 7, 11, 11, 11, 11, 15, 15, 15, 15);
+    size_t x = 0;
+    // Four pixels a step; the last step may read up to three pixels past the row and
+    // stores only the pixels that exist.
+    for (; x < width; x += 4) {
+        __m256i even = start, odd = start;   // pixels x, x+2 and x+1, x+3
+        for (size_t p = 0; p + 1 < row_count; p += 2) {
+            __m256i upper = _mm256_loadu_si256((const __m256i *)(rows[p] + 4 * x));
+            __m256i lower = _mm256_loadu_si256((const __m256i *)(rows[p + 1] + 4 * x));
+            __m256i w = _mm256_set1_epi32((int32_t)(((uint32_t)(uint16_t)weights[p + 1] << 16) | (uint16_t)weights[p]));
+            even = _mm256_add_epi32(even, _mm256_madd_epi16(_mm256_unpacklo_epi16(upper, lower), w));
+            odd = _mm256_add_epi32(odd, _mm256_madd_epi16(_mm256_unpackhi_epi16(upper, lower), w));
+        }
+        __m256i words = _mm256_packus_epi32(levels8(even, largest), levels8(odd, largest));   // px x, x+1 | x+2, x+3
+        __m256i bytes = _mm256_packus_epi16(words, words);
+        __m128i four = _mm256_castsi256_si128(_mm256_permute4x64_epi64(bytes, 0x08));      // qwords 0 and 2
+        four = _mm_min_epu8(four, _mm_shuffle_epi8(four, alpha_of_each));
+        size_t remaining = width - x;
+        if (remaining >= 4) {
+            _mm_storeu_si128((__m128i *)(output + 4 * x), four);
+        } else {
+            uint8_t pixels[16];
+            _mm_storeu_si128((__m128i *)pixels, four);
+            for (size_t i = 0; i < 4 * remaining; i++) output[4 * x + i] = pixels[i];
+        }
+    }
+}
+
+#else
+
+int mrk_avx2_available(void) { return 0; }
+void mrk_build_quads(const int16_t *pixels, size_t count, int16_t *quads) { (void)pixels; (void)count; (void)quads; }
+void mrk_horizontal_avx2(const int16_t *quads, const int64_t *first_input, const int16_t *weights,
+                         size_t quad_count, size_t output_count, int32_t max_sample, int16_t *output) {
+    (void)quads; (void)first_input; (void)weights; (void)quad_count; (void)output_count; (void)max_sample; (void)output;
+}
+void mrk_vertical_avx2(const int16_t *const *rows, const int16_t *weights, size_t row_count,
+                       size_t width, int32_t max_sample, uint8_t *output) {
+    (void)rows; (void)weights; (void)row_count; (void)width; (void)max_sample; (void)output;
+}
+
+#endif

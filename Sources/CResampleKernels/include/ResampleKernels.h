@@ -1,0 +1,35 @@
+#ifndef MASONRY_RESAMPLE_KERNELS_H
+#define MASONRY_RESAMPLE_KERNELS_H
+
+// AVX2 versions of the resampler's two filter passes (Raster's StreamingResampler), chosen
+// at run time when the CPU has AVX2; the portable Swift passes remain for every other CPU.
+// Same integer arithmetic, so the same bytes: a test compares both on random rows.
+// Layouts are those of StreamingResampler: a pixel is four int16 samples (R, G, B, A) stored
+// minus 32768; weights are 14-bit fixed point.
+
+#include <stddef.h>
+#include <stdint.h>
+
+/// 1 when this CPU and OS run AVX2 code.
+int mrk_avx2_available(void);
+
+/// Builds the horizontal pass's input for one row: quad j holds pixels j, j+1 interleaved
+/// channel by channel, then j+2, j+3 likewise (16 int16). `pixels` must hold count + 3
+/// pixels (zeros past the row); `quads` receives `count` quads.
+void mrk_build_quads(const int16_t *pixels, size_t count, int16_t *quads);
+
+/// The horizontal pass: for each output x, the sum over its taps (quad_count quads of four,
+/// weights in `weights` as 16 int16 per quad: w0 w1 repeated four times, then w2 w3) of
+/// quads starting at `first_input[x]`, rounded, shifted by 14 bits, clamped to 0...max_sample
+/// and stored minus 32768 as four int16.
+void mrk_horizontal_avx2(const int16_t *quads, const int64_t *first_input, const int16_t *weights,
+                         size_t quad_count, size_t output_count, int32_t max_sample, int16_t *output);
+
+/// The vertical pass: `row_count` (even) rows of `width` pixels, each pair of rows weighted
+/// by `weights[2p]`, `weights[2p + 1]`; each output pixel is the sum plus 32768 units, clamped,
+/// divided by 255 << 14 with rounding, its colour clamped to its alpha, as RGBA8. Every row
+/// must be readable for width + 3 pixels.
+void mrk_vertical_avx2(const int16_t *const *rows, const int16_t *weights, size_t row_count,
+                       size_t width, int32_t max_sample, uint8_t *output);
+
+#endif
