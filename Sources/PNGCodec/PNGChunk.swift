@@ -20,7 +20,7 @@ public enum PNGChunk {
     }
 
     /// `value` as four big-endian bytes, as PNG stores its integers.
-    public static func bigEndian(_ value: UInt32) -> [UInt8] {
+    private static func bigEndian(_ value: UInt32) -> [UInt8] {
         [UInt8(value >> 24), UInt8(value >> 16 & 0xFF), UInt8(value >> 8 & 0xFF), UInt8(value & 0xFF)]
     }
 }
