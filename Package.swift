@@ -48,7 +48,13 @@ let package = Package(
         .target(name: "CPNGBridge", dependencies: ["CLibPNG"]),
         // The fast whole-image decoder for plain PNGs (libdeflate, SSE2); no libpng.
         .target(name: "CPNGFastDecode", dependencies: ["CLibDeflate"]),
-        .target(name: "PNGCodec", dependencies: ["CPNGBridge", "CPNGFastDecode", "CLibDeflate", "CZlib", "Raster"]),
+        // Masonry's own deflate encoder (runs and dynamic Huffman codes) for the PNG writer.
+        .target(name: "Deflate"),
+        // The one thread pool: threads with 1 MiB stacks, a parallel map in index order, job threads.
+        .target(name: "WorkerThreads"),
+        // The seeded generator of the tests and of the bench's corpus.
+        .target(name: "SeededRandom"),
+        .target(name: "PNGCodec", dependencies: ["CPNGBridge", "CPNGFastDecode", "CLibDeflate", "CZlib", "Deflate", "WorkerThreads", "Raster"]),
         // libjpeg-turbo from Debian (libjpeg62-turbo-dev).
         .systemLibrary(
             name: "CLibJPEG",
@@ -65,20 +71,22 @@ let package = Package(
         // The built-in font and the text and box painters; FONT-LICENSE is the font's notice.
         .target(name: "BitmapText", dependencies: ["Raster"], exclude: ["FONT-LICENSE"]),
         .target(name: "ImageDiff"),
-        .target(name: "MasonrySheet", dependencies: ["PNGCodec", "MasonryLayout", "Raster", "BitmapText", "ThumbnailCache", "JPEGCodec", "GalleryPage", "ImageDiff"]),
+        .target(name: "MasonrySheet", dependencies: ["PNGCodec", "MasonryLayout", "Raster", "BitmapText", "ThumbnailCache", "JPEGCodec", "GalleryPage", "ImageDiff", "WorkerThreads"]),
         .target(name: "MasonryCommand", dependencies: ["MasonrySheet", "BitmapText", "ImageDiff"]),
         // Thumbnails kept between runs (issue #15); CRC-32 from zlib.
         .target(name: "ThumbnailCache", dependencies: ["CZlib"]),
         .executableTarget(name: "masonry", dependencies: ["MasonryCommand", "MasonrySheet"]),
-        .executableTarget(name: "masonry-bench", dependencies: ["MasonrySheet", "PNGCodec", "JPEGCodec", "MasonryLayout", "Raster", "TestSupport"]),
+        .executableTarget(name: "masonry-bench", dependencies: ["MasonrySheet", "PNGCodec", "JPEGCodec", "MasonryLayout", "Raster", "SeededRandom", "WorkerThreads"]),
         .target(name: "GalleryPage", dependencies: ["BitmapText"]),
         .executableTarget(name: "gallery-page-bench", dependencies: ["GalleryPage", "PNGCodec", "HeadlessChromium"]),
 
         // Tests. TestSupport holds what several test targets share.
-        .target(name: "TestSupport", dependencies: ["PNGCodec"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["PNGCodec", "SeededRandom", "CZlib", "WorkerThreads"], path: "Tests/TestSupport"),
         // Headless Chromium over the DevTools pipe, for the browser tests and gallery-page-bench.
         .target(name: "HeadlessChromium", path: "Tests/HeadlessChromium"),
         .testTarget(name: "PNGCodecTests", dependencies: ["PNGCodec", "CPNGBridge", "CZlib", "Raster", "TestSupport"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "DeflateTests", dependencies: ["Deflate", "TestSupport"]),
+        .testTarget(name: "WorkerThreadsTests", dependencies: ["WorkerThreads"]),
         .testTarget(name: "MasonryLayoutTests", dependencies: ["MasonryLayout", "TestSupport"]),
         .testTarget(name: "JPEGCodecTests", dependencies: ["JPEGCodec", "PNGCodec", "Raster", "TestSupport"], resources: [.copy("Fixtures")]),
         .testTarget(name: "RasterTests", dependencies: ["Raster", "TestSupport"], resources: [.copy("Fixtures")]),

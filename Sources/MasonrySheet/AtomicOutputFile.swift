@@ -1,4 +1,5 @@
 import Foundation
+import WorkerThreads
 #if canImport(Glibc)
 @preconcurrency import Glibc
 #endif
@@ -151,7 +152,8 @@ public enum SignalCleanup {
         for signal in [SIGINT, SIGTERM, SIGHUP] { sigaddset(&signals, signal) }
         pthread_sigmask(SIG_BLOCK, &signals, nil)
         let waited = signals
-        let thread = Thread {
+        // Never joined: the thread ends the process.
+        _ = ThreadGroup.start(1, stackSize: 1 << 16) { _ in
             var set = waited
             var received: Int32 = 0
             sigwait(&set, &received)
@@ -159,7 +161,5 @@ public enum SignalCleanup {
             for path in paths { _ = path.withCString { unlink($0) } }
             _exit(128 + received)
         }
-        thread.stackSize = 1 << 16
-        thread.start()
     }
 }

@@ -5,6 +5,7 @@ import MasonryLayout
 import PNGCodec
 import Raster
 import ThumbnailCache
+import WorkerThreads
 
 /// Everything that decides a sheet's bytes, plus how hard to work on it.
 public struct SheetOptions: Sendable {

@@ -1,8 +1,9 @@
 import CLibDeflate
 import CZlib
+import Deflate
 import Dispatch
-import Foundation
 import Raster
+import WorkerThreads
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -26,9 +27,9 @@ final class RunLengthPNGWriter {
     }
 
     static let idatCapacity = 256 * 1024
-    /// About how many filtered bytes a group holds: one deflate block's worth
-    /// (`RunLengthDeflater.blockBytes`), so cutting the stream costs almost nothing.
-    static let groupBytes = 1 << 16
+    /// About how many filtered bytes a group holds: one deflate block's worth, so cutting
+    /// the stream costs almost nothing.
+    static let groupBytes = RunLengthDeflater.defaultBlockBytes
 
     /// Rows per group for rows of `rowBytes` bytes (before the filter byte).
     static func rowsPerGroup(rowBytes: Int) -> Int { max(1, groupBytes / (rowBytes + 1)) }
@@ -45,7 +46,7 @@ final class RunLengthPNGWriter {
     private var spare: [RowGroup] = []
     private var rowsTaken = 0
     /// The threads that compress groups; nil when this thread does (one worker, or one group).
-    private let compressors: GroupCompressors?
+    private let compressors: JobThreads?
     private var adler: UInt = 1
     /// One IDAT chunk being filled: length and type, data, room for the CRC.
     private let chunk: UnsafeMutablePointer<UInt8>
@@ -65,16 +66,12 @@ final class RunLengthPNGWriter {
         filling = RowGroup(rowBytes: rowBytes, capacity: rowsPerGroup, bytesPerPixel: format.bytesPerPixel)
         filling.rows.initialize(repeating: 0, count: rowBytes)  // the first row's "row above"
         compressors = self.workers > 1 && height > rowsPerGroup
-            ? GroupCompressors(threads: self.workers, filter: self.filter) : nil
+            ? JobThreads(count: self.workers) : nil
         chunk = .allocate(capacity: 8 + Self.idatCapacity + 4)
         Self.storeBigEndian(0x4944_4154, at: chunk + 4)  // "IDAT"
 
-        var header: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
-        // Bit depth 8, the format's colour type; compression, filter and interlace 0.
-        let fields = Self.bigEndianBytes(UInt32(width)) + Self.bigEndianBytes(UInt32(height))
-            + [8, format.pngColorType.rawValue, 0, 0, 0]
-        header += Self.chunk(type: 0x4948_4452, data: fields)  // "IHDR"
-        try write(header)
+        try write(PNGChunk.signature
+                  + PNGChunk.header(width: width, height: height, bitDepth: 8, colorType: format.pngColorType.rawValue))
         // zlib header: CMF deflate with a 32 KiB window; FLG fastest, no dictionary (0x7801 % 31 == 0).
         try collectImageData([0x78, 0x01])
     }
@@ -82,7 +79,6 @@ final class RunLengthPNGWriter {
     deinit {
         // A failed write can leave groups compressing: they use their own memory.
         for group in inFlight { group.done.wait() }
-        compressors?.stop()
         chunk.deallocate()
     }
 
@@ -101,7 +97,7 @@ final class RunLengthPNGWriter {
         for index in 0..<4 { trailer[index] = UInt8(truncatingIfNeeded: adler >> UInt(24 - 8 * index)) }
         try collectImageData(trailer)
         try writeImageDataChunk()
-        try write(Self.chunk(type: 0x4945_4E44, data: []))  // "IEND"
+        try write(PNGChunk.bytes(type: "IEND", data: []))
     }
 
     /// Compresses the filled group (here with one worker, else on another thread) and
@@ -113,12 +109,11 @@ final class RunLengthPNGWriter {
         next.rows.update(from: group.row(group.rowCount), count: rowBytes)
         next.rowCount = 0
         filling = next
-        if let compressors {
-            compressors.submit(group)
-        } else {
+        let compress: @Sendable () -> Void = { [filter] in
             group.compress(filter: filter)
             group.done.signal()
         }
+        if let compressors { compressors.submit(compress) } else { compress() }
         inFlight.append(group)
         while inFlight.count >= workers { try writeOldestGroup() }
     }
@@ -155,16 +150,6 @@ final class RunLengthPNGWriter {
         chunkDataCount = 0
     }
 
-    private static func chunk(type: UInt32, data: [UInt8]) -> [UInt8] {
-        let typeAndData = bigEndianBytes(type) + data
-        let crc = typeAndData.withUnsafeBufferPointer { libdeflate_crc32(0, $0.baseAddress, $0.count) }
-        return bigEndianBytes(UInt32(data.count)) + typeAndData + bigEndianBytes(crc)
-    }
-
-    private static func bigEndianBytes(_ value: UInt32) -> [UInt8] {
-        [UInt8(value >> 24), UInt8(value >> 16 & 0xFF), UInt8(value >> 8 & 0xFF), UInt8(value & 0xFF)]
-    }
-
     private static func storeBigEndian(_ value: UInt32, at address: UnsafeMutablePointer<UInt8>) {
         UnsafeMutableRawPointer(address).storeBytes(of: value.bigEndian, as: UInt32.self)
     }
@@ -192,59 +177,11 @@ final class RunLengthPNGWriter {
     }
 }
 
-/// An encoder's own compressing threads (dedicated threads: a blocked caller can never
-/// starve them, as it could a shared pool), taking groups in the order submitted.
-private final class GroupCompressors: @unchecked Sendable {
-    // @unchecked Sendable: `queue` and `stopping` are only touched while holding `condition`.
-    private let condition = NSCondition()
-    private var queue: [RowGroup] = []
-    private var stopping = false
-    private let filter: PNGRowFilter
-
-    init(threads: Int, filter: PNGRowFilter) {
-        self.filter = filter
-        for _ in 0..<threads {
-            let thread = Thread { self.run() }
-            thread.stackSize = 1 << 20
-            thread.start()
-        }
-    }
-
-    func submit(_ group: RowGroup) {
-        condition.withLock {
-            queue.append(group)
-            condition.signal()
-        }
-    }
-
-    /// Ends the threads once the queue is empty.
-    func stop() {
-        condition.withLock {
-            stopping = true
-            condition.broadcast()
-        }
-    }
-
-    private func run() {
-        while true {
-            condition.lock()
-            while queue.isEmpty && !stopping { condition.wait() }
-            guard !queue.isEmpty else {
-                condition.unlock()
-                return
-            }
-            let group = queue.removeFirst()
-            condition.unlock()
-            group.compress(filter: filter)
-            group.done.signal()
-        }
-    }
-}
-
 /// One group of rows on its way through filter and deflate. It belongs to one thread
-/// at a time: the writer while filling it, a compressor from `submit` until `done` is
-/// signalled, then the writer again (which waits on `done` before reading it).
+/// at a time: the writer while filling it, a compressing thread from `submit` until `done`
+/// is signalled, then the writer again (which waits on `done` before reading it).
 private final class RowGroup: @unchecked Sendable {
+    // @unchecked Sendable: owned by one thread at a time, handed over through `done` (above).
     let rowBytes: Int
     /// The row above the group, then up to `capacity` rows.
     let rows: UnsafeMutablePointer<UInt8>

@@ -1,6 +1,6 @@
 import Foundation
 import PNGCodec
-import TestSupport
+import SeededRandom
 
 /// `masonry compare` against its floor: decoding both folders on all cores, as compare decodes
 /// them (opaque files to RGB). The suite is `pairs` 1280×800 screenshot-like pairs whose bytes

@@ -1,7 +1,8 @@
 import Foundation
 import PNGCodec
 import Raster
-import TestSupport
+import SeededRandom
+import WorkerThreads
 #if canImport(Glibc)
 @preconcurrency import Glibc
 #endif
@@ -213,15 +214,12 @@ enum CorpusWriter {
         }
         let encoded = try PNGEncoder.encode(pixels: raw, width: rowBytes / carrier.bytesPerPixel, height: image.height,
                                             format: carrier, settings: repackSettings)
-        var png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
-        var ihdr = [UInt8]()
-        appendBE(&ihdr, UInt32(width)); appendBE(&ihdr, UInt32(image.height))
-        ihdr += [kind.bitDepth, kind.colorType, 0, 0, 0]
-        appendChunk(&png, "IHDR", ihdr)
+        var png = PNGChunk.signature + PNGChunk.header(width: width, height: image.height,
+                                                        bitDepth: kind.bitDepth, colorType: kind.colorType)
         if kind == .palette {
             var plte = [UInt8]()
             for i in 0..<216 { plte += [UInt8(i / 36 * 51), UInt8(i / 6 % 6 * 51), UInt8(i % 6 * 51)] }
-            appendChunk(&png, "PLTE", plte)
+            png += PNGChunk.bytes(type: "PLTE", data: plte)
         }
         // Copy every IDAT chunk verbatim (its CRC covers only its type and data).
         var offset = 8
@@ -232,18 +230,10 @@ enum CorpusWriter {
             if type == "IDAT" { png += encoded[offset ..< offset + 12 + length] }
             offset += 12 + length
         }
-        appendChunk(&png, "IEND", [])
+        png += PNGChunk.bytes(type: "IEND", data: [])
         guard FileManager.default.createFile(atPath: path, contents: Data(png)) else {
             throw BenchError("cannot write \(path)")
         }
-    }
-
-    private static func appendBE(_ bytes: inout [UInt8], _ value: UInt32) {
-        bytes += [UInt8(value >> 24), UInt8(value >> 16 & 0xFF), UInt8(value >> 8 & 0xFF), UInt8(value & 0xFF)]
-    }
-
-    private static func appendChunk(_ png: inout [UInt8], _ type: String, _ data: [UInt8]) {
-        png += PNGBytes.chunk(type, data)
     }
 }
 
@@ -326,7 +316,7 @@ func prepareCorpus(at root: String, plan: CorpusPlan, log: (String) -> Void) thr
     let photos = plan.photos.sorted { $0.width * $0.height > $1.width * $1.height }
     let work: [(CorpusImage, String)] = photos.map { ($0, root + "/photos/" + $0.name) }
         + plan.wallImages.map { ($0, root + "/wall/" + $0.name) }
-    let failures = runParallel(count: work.count + 1) { index -> String? in
+    let failures = parallelMap(count: work.count + 1, jobs: ProcessInfo.processInfo.activeProcessorCount) { index -> String? in
         do {
             if index == 0 {
                 try CorpusWriter.writeLarge(width: plan.hugeSide, height: plan.hugeSide, seed: plan.seed ^ 0xB16,

@@ -2,6 +2,7 @@ import Foundation
 import JPEGCodec
 import PNGCodec
 import Raster
+import WorkerThreads
 
 // The JPEG stage (issue #16): the bench's photo corpus re-encoded as JPEG (quality 90, 4:2:0,
 // every fourth file progressive), then
@@ -23,7 +24,7 @@ func prepareJPEGCorpus(photos: [String], corpusRoot: String, cores: Int) throws 
         log("jpeg corpus: encoding \(photos.count) photos into \(folder) (one-off)")
         try? FileManager.default.removeItem(atPath: folder)
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        let failures = runParallel(count: photos.count, threads: cores) { index -> String? in
+        let failures = parallelMap(count: photos.count, jobs: cores) { index -> String? in
             do {
                 let image = try PNGDecoder.decodeRGBA(contentsOfFile: photos[index])
                 var rgb = [UInt8](repeating: 0, count: image.width * image.height * 3)
@@ -112,7 +113,7 @@ func benchJPEG(photos: [String], corpusRoot: String, masonry: String, outDir: St
     }
     let megabytes = Double(jpegs.reduce(0) { $0 + ((try? FileManager.default.attributesOfItem(atPath: $1)[.size] as? Int) ?? 0) }) / 1e6
     let scales = try jpegs.map { try renderJPEGTile($0, columnWidth: columnWidth) }   // also the warm-up
-    _ = runParallel(count: jpegs.count, threads: cores) { _ = try? decodeJPEGFullSize(jpegs[$0]) }
+    _ = parallelMap(count: jpegs.count, jobs: cores) { _ = try? decodeJPEGFullSize(jpegs[$0]) }
     let histogram = (1...8).compactMap { n in
         let count = scales.filter { $0 == n }.count
         return count == 0 ? nil : "\(count)×\(n)/8"
@@ -121,9 +122,9 @@ func benchJPEG(photos: [String], corpusRoot: String, masonry: String, outDir: St
                jpegs.count, Double(pixels) / 1e6, megabytes, columnWidth, histogram))
 
     // Wall time and process CPU time of one all-cores pass over the corpus.
-    func pass(_ body: @escaping (String) -> Void) -> (wall: Double, cpu: Double) {
+    func pass(_ body: @escaping @Sendable (String) -> Void) -> (wall: Double, cpu: Double) {
         let (start, startCPU) = (now(), processCPUSeconds())
-        _ = runParallel(count: jpegs.count, threads: cores) { body(jpegs[$0]) }
+        _ = parallelMap(count: jpegs.count, jobs: cores) { body(jpegs[$0]) }
         return (now() - start, processCPUSeconds() - startCPU)
     }
     var floor: [Double] = [], tiles: [Double] = [], ratios: [Double] = [], cpuRatios: [Double] = [], decodes: [Double] = []

@@ -33,64 +33,6 @@ func measure(warmups: Int = 1, runs: Int, _ body: () throws -> Void) rethrows ->
     return Stats(samples: samples)
 }
 
-/// Disjoint result slots written by different threads. `@unchecked Sendable`: each index is
-/// written by exactly one iteration, and results are read only after all iterations end.
-final class Slots<T>: @unchecked Sendable {
-    var values: [T?]
-    init(_ count: Int) { values = Array(repeating: nil, count: count) }
-}
-
-/// A shared work counter (`@unchecked Sendable`: `next` is only touched under `lock`).
-final class WorkQueue: @unchecked Sendable {
-    private let lock = NSLock()
-    private var next = 0
-    let count: Int
-    init(count: Int) { self.count = count }
-    func take() -> Int? {
-        lock.withLock {
-            guard next < count else { return nil }
-            defer { next += 1 }
-            return next
-        }
-    }
-}
-
-/// Runs `body(i)` for i in 0..<count on `threads` threads pulling from a shared counter
-/// (dynamic balancing: callers put the longest items first); returns results by index.
-func runParallel<T>(count: Int, threads: Int = ProcessInfo.processInfo.activeProcessorCount,
-                    _ body: @escaping (Int) -> T) -> [T] {
-    let slots = Slots<T>(count)
-    let queue = WorkQueue(count: count)
-    let unsafeBody = UnsafeSendable(body)
-    let unsafeSlots = UnsafeSendable(slots)
-    // Plain threads: DispatchQueue.concurrentPerform ran its iterations one after another on
-    // this machine (2 vCPUs, Swift 6.3 on Linux), which hid the second core entirely.
-    let results = UnsafeMutableBufferPointer<T?>.allocate(capacity: count)
-    results.initialize(repeating: nil)
-    defer { results.deallocate() }
-    let shared = UnsafeSendable(results)
-    let group = DispatchGroup()
-    for _ in 0..<max(1, min(threads, count)) {
-        group.enter()
-        let thread = Thread {
-            while let index = queue.take() { shared.value[index] = unsafeBody.value(index) }
-            group.leave()
-        }
-        thread.stackSize = 1 << 20
-        thread.start()
-    }
-    group.wait()
-    _ = unsafeSlots
-    return results.map { $0! }
-}
-
-/// Wraps a value the compiler cannot prove Sendable; used only for the bench's own closures
-/// and slots, whose accesses are disjoint per index (see `Slots`).
-struct UnsafeSendable<T>: @unchecked Sendable {
-    let value: T
-    init(_ value: T) { self.value = value }
-}
-
 /// What `wait4` reports for a finished child.
 struct ChildUsage {
     let wallSeconds: Double

@@ -10,7 +10,8 @@ import MasonryLayout
 import MasonrySheet
 import PNGCodec
 import Raster
-import TestSupport
+import SeededRandom
+import WorkerThreads
 #if canImport(Glibc)
 @preconcurrency import Glibc
 #endif
@@ -178,7 +179,7 @@ func headerPass(folder: String, runs: Int, cores: Int) throws {
     record(ResultRow(stage: "headers", metric: "\(paths.count) files, 1 thread", value: Double(paths.count) / single.median,
                      unit: "files/s", spread: single.spreadPercent))
     let all = measure(runs: runs) {
-        _ = runParallel(count: cores * 8, threads: cores) { chunk in
+        _ = parallelMap(count: cores * 8, jobs: cores) { chunk in
             for index in (chunk * paths.count / (cores * 8)) ..< ((chunk + 1) * paths.count / (cores * 8)) {
                 _ = try? readHeader(paths[index])
             }
@@ -215,7 +216,7 @@ func decodeFloorSingle(paths: [String], runs: Int, megapixels: Double) throws ->
 }
 
 func decodeAllCores(_ paths: [String], cores: Int, compact: Bool = false, route: PNGDecodeRoute = .libpngOnly) {
-    _ = runParallel(count: paths.count, threads: cores) { index in
+    _ = parallelMap(count: paths.count, jobs: cores) { index in
         _ = try? decodeAndDiscard(paths[index], compact: compact, route: route)
     }
 }

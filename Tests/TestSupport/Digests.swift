@@ -1,5 +1,7 @@
-// Helpers shared by every test target: digests, checksums, a seeded PRNG.
+// Helpers shared by every test target: digests, checksums, the suite's seed for the seeded
+// generator (SplitMix64 itself lives in SeededRandom, which the bench uses too).
 import Foundation
+@_exported import SeededRandom
 
 // MARK: - SHA-256 (FIPS 180-4); Foundation on Linux has no CryptoKit
 
@@ -102,24 +104,9 @@ public enum Checksum {
     }
 }
 
-// MARK: - Seeded PRNG
+// MARK: - The suite's seed
 
-/// SplitMix64 (Steele, Lea, Flood 2014): tiny, seedable, the same on every platform.
-public struct SplitMix64: RandomNumberGenerator {
-    public var state: UInt64
-    public init(seed: UInt64) { state = seed }
-    public mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    public mutating func int(_ range: ClosedRange<Int>) -> Int { Int.random(in: range, using: &self) }
-    public mutating func byte() -> UInt8 { UInt8(truncatingIfNeeded: next()) }
-    public mutating func bytes(_ count: Int) -> [UInt8] { (0..<count).map { _ in byte() } }
-
+extension SplitMix64 {
     /// The suite's seed: `MASONRY_TEST_SEED` (decimal or 0x-hex) or a fixed default.
     public static let suiteSeed: UInt64 = {
         if let text = ProcessInfo.processInfo.environment["MASONRY_TEST_SEED"] {

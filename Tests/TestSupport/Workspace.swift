@@ -1,5 +1,7 @@
 import Foundation
 import PNGCodec
+import Synchronization
+import WorkerThreads
 
 /// A fresh folder under the system temporary folder, removed on deinit.
 public final class TemporaryFolder: @unchecked Sendable {
@@ -66,22 +68,27 @@ public enum MasonryExecutable {
 }
 
 /// Reads a pipe to its end on another thread, so neither pipe can fill up and block the child.
-private final class ErrorCollector: @unchecked Sendable {
-    // @unchecked Sendable: `data` is written once before `done` is signalled.
-    private var data = Data()
-    private let done = DispatchSemaphore(value: 0)
+private struct ErrorCollector {
+    private let read: ReadBytes
+    private let reader: ThreadGroup
 
     init(_ pipe: Pipe) {
-        Thread { [self] in
-            data = pipe.fileHandleForReading.readDataToEndOfFile()
-            done.signal()
-        }.start()
+        let read = ReadBytes()
+        self.read = read
+        reader = ThreadGroup.start(1) { _ in read.store(pipe.fileHandleForReading.readDataToEndOfFile()) }
     }
 
     func wait() -> Data {
-        done.wait()
-        return data
+        reader.join()
+        return read.bytes
     }
+}
+
+/// What the reading thread hands over.
+private final class ReadBytes: Sendable {
+    private let data = Mutex(Data())
+    func store(_ bytes: Data) { data.withLock { $0 = bytes } }
+    var bytes: Data { data.withLock { $0 } }
 }
 
 /// Deterministic pictures for tests, written with our encoder.

@@ -2,6 +2,7 @@ import Foundation
 import GalleryPage
 import ImageDiff
 import PNGCodec
+import WorkerThreads
 
 /// Everything that decides a compare's verdicts and files, plus how hard to work on them.
 public struct CompareOptions: Sendable {

@@ -2,6 +2,7 @@ import Foundation
 import MasonryLayout
 import PNGCodec
 import Raster
+import WorkerThreads
 
 /// Paints every tile of one page and streams the page's rows to a PNG encoder, in bounded
 /// memory.
@@ -111,9 +112,9 @@ final class BandScheduler: @unchecked Sendable {
     /// Paints everything with `workerCount` threads while this thread encodes; returns each
     /// tile's outcome by image index.
     func render(into encoder: PNGEncoder, workerCount: Int, onTileDone: @escaping @Sendable () -> Void) throws(PNGError) -> [Int: TileOutcome] {
-        let workers = startThreads(max(1, workerCount)) { [self] _ in paintTiles(onTileDone: onTileDone) }
+        let workers = ThreadGroup.start(max(1, workerCount)) { [self] _ in paintTiles(onTileDone: onTileDone) }
         let encodeError = encodeAll(encoder)
-        workers.wait()
+        workers.join()
         if let encodeError { throw encodeError }
         var byIndex: [Int: TileOutcome] = [:]
         for (position, tile) in tiles.enumerated() {

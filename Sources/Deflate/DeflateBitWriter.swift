@@ -1,10 +1,12 @@
 /// Writes deflate's least-significant-bit-first bit stream into memory the
-/// caller owns, through a 64-bit buffer: every write stores all 8 buffer bytes
+/// caller owns, through a 64-bit buffer: every flush stores all 8 buffer bytes
 /// and advances by the whole bytes, so the destination needs 8 bytes of slack
 /// past the last byte written.
+///
+/// Between calls (except between `add` and the `flush` that follows it) fewer
+/// than 8 bits are pending, and they are already stored at `next`.
 struct DeflateBitWriter {
-    /// Where the next whole byte goes; the pending bits (fewer than 8) are
-    /// already stored there too.
+    /// Where the next whole byte goes.
     private(set) var next: UnsafeMutablePointer<UInt8>
     private var buffer: UInt64 = 0
     private var count = 0
@@ -51,7 +53,7 @@ struct DeflateBitWriter {
     }
 
     /// Moves the writer back to `start` after the whole bytes were taken away;
-    /// pending bits stay in the buffer and are stored again on the next write.
+    /// the pending bits stay in the buffer and are stored again at `start`.
     mutating func rewind(to start: UnsafeMutablePointer<UInt8>) {
         next = start
         if count > 0 { UnsafeMutableRawPointer(next).storeBytes(of: buffer.littleEndian, as: UInt64.self) }

@@ -1,7 +1,7 @@
 /// A raw deflate (RFC 1951) compressor made for filtered PNG rows, in bounded memory.
 /// It writes one self-contained segment of a stream: nothing in it refers to bytes
 /// before it, and it ends on a byte boundary, so segments compressed independently
-/// (on different threads) join into one stream (see `RunLengthPNGWriter`).
+/// (on different threads) join into one stream, as PNGCodec's writer joins them.
 ///
 /// Like zlib's `Z_RLE` strategy it looks only for runs: at each byte a repeat of the
 /// previous byte (distance 1) or of the previous pixel (distance `bytesPerPixel`),
@@ -11,11 +11,13 @@
 /// makes it several times faster than zlib at about the same size on
 /// photographs, and the output bytes depend only on the input bytes (never on a
 /// library version), so a sheet's PNG is the same on every machine.
-final class RunLengthDeflater {
+public final class RunLengthDeflater {
     /// Bytes per pixel: the second run distance (1, 3 or 4 for 8-bit grey, RGB or RGBA).
     let bytesPerPixel: Int
     /// Input bytes per deflate block.
     let blockBytes: Int
+    /// Input bytes per deflate block unless told otherwise (64 KiB).
+    public static let defaultBlockBytes = 1 << 16
 
     /// Input bytes seen before the current block that runs may refer back to.
     private static let history = 4
@@ -35,8 +37,9 @@ final class RunLengthDeflater {
     private let output: UnsafeMutablePointer<UInt8>
     private var bits: DeflateBitWriter
 
-    /// Starts a segment.
-    init(bytesPerPixel: Int, blockBytes: Int = 1 << 16) {
+    /// Starts a segment for rows of `bytesPerPixel` (1-4) bytes a pixel, coded in blocks of
+    /// `blockBytes` (at least 16) input bytes.
+    public init(bytesPerPixel: Int, blockBytes: Int = defaultBlockBytes) {
         precondition((1...DeflateSymbol.maxDistance).contains(bytesPerPixel) && blockBytes >= 16)
         self.bytesPerPixel = bytesPerPixel
         self.blockBytes = blockBytes
@@ -62,14 +65,14 @@ final class RunLengthDeflater {
     }
 
     /// Starts the next segment, as if newly made.
-    func reset() {
+    public func reset() {
         inputCount = 0
         isFirstBlock = true
         bits = DeflateBitWriter(at: output)
     }
 
     /// Compresses `bytes`, handing finished output to `sink` (whenever a block fills).
-    func append<Failure: Error>(_ bytes: UnsafeBufferPointer<UInt8>,
+    public func append<Failure: Error>(_ bytes: UnsafeBufferPointer<UInt8>,
                                 to sink: (UnsafeBufferPointer<UInt8>) throws(Failure) -> Void) throws(Failure) {
         guard var source = bytes.baseAddress else { return }
         var remaining = bytes.count
@@ -86,7 +89,7 @@ final class RunLengthDeflater {
     /// Writes the segment's last block and ends it on a byte boundary: the stream's
     /// final block (BFINAL set) when `isFinal`, else followed by an empty stored block
     /// (zlib's sync flush), so the next segment starts on a whole byte. `reset` starts another.
-    func finish<Failure: Error>(isFinal: Bool,
+    public func finish<Failure: Error>(isFinal: Bool,
                                 to sink: (UnsafeBufferPointer<UInt8>) throws(Failure) -> Void) throws(Failure) {
         try writeBlock(isFinal: isFinal, to: sink)
         if !isFinal {

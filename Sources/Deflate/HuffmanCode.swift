@@ -78,7 +78,7 @@ struct HuffmanCode {
             a[node] = a[a[node]] + 1
             node -= 1
         }
-        // Phase 3: innerNode depths to leaf depths, deepest leaves first.
+        // Phase 3: inner node depths to leaf depths, deepest leaves first.
         var available = 1, usedAtDepth = 0, depth = 0
         var innerNode = n - 2, slot = n - 1
         while available > 0 {
