@@ -45,7 +45,7 @@ struct PNGRowPullingTests {
         }
     }
 
-    @Test("A corrupt file fails at the same row as with readRows, and keeps failing", arguments: Golden.rejectNames, routes)
+    @Test("A corrupt file is refused at the same row as with readRows, and on every later call", arguments: Golden.rejectNames, routes)
     func corruptFileFailsTheSame(name: String, route: PNGDecodeRoute) throws {
         let pulling: PNGDecoder, pushing: PNGDecoder
         do {

@@ -9,7 +9,7 @@ import Testing
 import Glibc
 #endif
 
-@Suite struct FailureReasonTests {
+@Suite struct RejectionCauseTests {
     /// A corrupt PngSuite file, the defect INVENTORY.md gives for it, and the cause
     /// each reader must name (with the decoder's words): the 33-byte header read (`PNGHeader`), which judges
     /// fields one by one, and the decoder, which has libpng's verdict.
@@ -174,7 +174,7 @@ import Glibc
     }
 
     /// A write that fails has one cause whichever compressor writes the file.
-    @Test func writeFailureIsTheSameCauseForEitherCompressor() throws {
+    @Test func unwritableOutputIsTheSameCauseForEitherCompressor() throws {
         let readOnly = open("/dev/null", O_RDONLY | O_CLOEXEC)
         try #require(readOnly >= 0)
         defer { close(readOnly) }
