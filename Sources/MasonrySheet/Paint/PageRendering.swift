@@ -46,6 +46,7 @@ enum PageRendering {
                                              workers: jobs)
                 let pageOutcomes = try scheduler.render(into: encoder, workerCount: jobs, onTileDone: onTileDone)
                 outcomes.merge(pageOutcomes) { first, _ in first }
+                file.startWriteback()
             } catch {
                 throw SheetError("cannot write \(page.file.displayName): \(error.reason)")
             }
