@@ -16,8 +16,9 @@
 # the same sheet; montage can only make a grid (-tile 4x, 290×290 cells), which does the same
 # decoding, resizing and encoding work. Every JPEG peer shrinks on load (decodes at a DCT scale):
 # libvips `thumbnail`, Pillow `draft` to twice the tile (as its `thumbnail` does), montage
-# `-define jpeg:size`. `vipsthumbnail` runs once per image (xargs -P <cores>) into a folder of
-# tiles; one row stops there, the next also joins them into the sheet with libvips.
+# `-define jpeg:size`. `vipsthumbnail` runs over the folder with one size, in batches on all
+# cores (xargs -P <cores>), into a folder of tiles; one row stops there, the next also joins
+# them into the sheet with libvips.
 # Each peer uses its own defaults for resampling and PNG compression (noted in the table).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -31,7 +32,7 @@ while [[ $# -gt 0 ]]; do
     --corpus) corpus="$2"; shift ;;
     --masonry) masonry="$2"; shift ;;
     --out) out="$2"; shift ;;
-    -h|--help) sed -n '2,22p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,23p' "$0"; exit 0 ;;
     *) echo "compare-peers: unknown argument $1" >&2; exit 64 ;;
   esac
   shift
