@@ -32,7 +32,7 @@ while [[ $# -gt 0 ]]; do
     --corpus) corpus="$2"; shift ;;
     --masonry) masonry="$2"; shift ;;
     --out) out="$2"; shift ;;
-    -h|--help) sed -n '2,23p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,22p' "$0"; exit 0 ;;
     *) echo "compare-peers: unknown argument $1" >&2; exit 64 ;;
   esac
   shift
