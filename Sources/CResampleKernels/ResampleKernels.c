@@ -6,6 +6,7 @@
 #if defined(__x86_64__)
 #include <cpuid.h>
 #include <immintrin.h>
+#include <string.h>
 
 #define MRK_AVX2 __attribute__((target("avx2")))
 
@@ -31,6 +32,64 @@ MRK_AVX2 void mrk_build_quads(const int16_t *pixels, size_t count, int16_t *quad
         __m256i four = _mm256_loadu_si256((const __m256i *)(pixels + 4 * j));
         _mm256_storeu_si256((__m256i *)(quads + 16 * j), _mm256_shuffle_epi8(four, interleave));
     }
+}
+
+/// 8-bit pixel bytes (four pixels, 16 bytes) widened and multiplied by their factors, minus 32768.
+MRK_AVX2 static inline __m256i premultiplied4(__m128i bytes, int straight) {
+    __m256i wide = _mm256_cvtepu8_epi16(bytes);
+    __m256i factors = _mm256_set1_epi16(255);
+    if (straight) {
+        // Each pixel's alpha into its four lanes, then 255 into the alpha lane: (a, a, a, 255).
+        __m256i alphas = _mm256_shufflehi_epi16(_mm256_shufflelo_epi16(wide, 0xFF), 0xFF);
+        factors = _mm256_blend_epi16(alphas, factors, 0x88);
+    }
+    return _mm256_sub_epi16(_mm256_mullo_epi16(wide, factors), _mm256_set1_epi16((short)SAMPLE_OFFSET));
+}
+
+MRK_AVX2 void mrk_quads_from_row(const uint8_t *row, size_t width, mrk_layout layout, int16_t *pixels, int16_t *quads) {
+    size_t x = 0;
+    const __m128i opaque_alpha = _mm_setr_epi8(0, 0, 0, -1, 0, 0, 0, -1, 0, 0, 0, -1, 0, 0, 0, -1);
+    switch (layout) {
+    case MRK_RGBA8:
+    case MRK_OPAQUE_RGBA8:
+        for (; x + 4 <= width; x += 4) {
+            __m128i bytes = _mm_loadu_si128((const __m128i *)(row + 4 * x));
+            _mm256_storeu_si256((__m256i *)(pixels + 4 * x), premultiplied4(bytes, layout == MRK_RGBA8));
+        }
+        break;
+    case MRK_RGB8: {
+        // 16 bytes are read while at least 6 pixels remain.
+        const __m128i spread = _mm_setr_epi8(0, 1, 2, -1, 3, 4, 5, -1, 6, 7, 8, -1, 9, 10, 11, -1);
+        for (; x + 6 <= width; x += 4) {
+            __m128i bytes = _mm_loadu_si128((const __m128i *)(row + 3 * x));
+            __m128i rgba = _mm_or_si128(_mm_shuffle_epi8(bytes, spread), opaque_alpha);
+            _mm256_storeu_si256((__m256i *)(pixels + 4 * x), premultiplied4(rgba, 0));
+        }
+        break;
+    }
+    case MRK_GREY8: {
+        const __m128i spread = _mm_setr_epi8(0, 0, 0, -1, 1, 1, 1, -1, 2, 2, 2, -1, 3, 3, 3, -1);
+        for (; x + 4 <= width; x += 4) {
+            int32_t four;
+            memcpy(&four, row + x, 4);
+            __m128i rgba = _mm_or_si128(_mm_shuffle_epi8(_mm_cvtsi32_si128(four), spread), opaque_alpha);
+            _mm256_storeu_si256((__m256i *)(pixels + 4 * x), premultiplied4(rgba, 0));
+        }
+        break;
+    }
+    }
+    for (; x < width; x++) {
+        const uint8_t *p = layout == MRK_RGB8 ? row + 3 * x : layout == MRK_GREY8 ? row + x : row + 4 * x;
+        int r = p[0], g = layout == MRK_GREY8 ? p[0] : p[1], b = layout == MRK_GREY8 ? p[0] : p[2];
+        int a = layout == MRK_RGBA8 || layout == MRK_OPAQUE_RGBA8 ? p[3] : 255;
+        int factor = layout == MRK_RGBA8 ? a : 255;
+        pixels[4 * x + 0] = (int16_t)(r * factor - SAMPLE_OFFSET);
+        pixels[4 * x + 1] = (int16_t)(g * factor - SAMPLE_OFFSET);
+        pixels[4 * x + 2] = (int16_t)(b * factor - SAMPLE_OFFSET);
+        pixels[4 * x + 3] = (int16_t)(a * 255 - SAMPLE_OFFSET);
+    }
+    memset(pixels + 4 * width, 0, 3 * 4 * sizeof(int16_t));
+    mrk_build_quads(pixels, width, quads);
 }
 
 MRK_AVX2 void mrk_horizontal_avx2(const int16_t *quads, const int64_t *first_input, const int16_t *weights,
@@ -98,6 +157,9 @@ MRK_AVX2 void mrk_vertical_avx2(const int16_t *const *rows, const int16_t *weigh
 
 int mrk_avx2_available(void) { return 0; }
 void mrk_build_quads(const int16_t *pixels, size_t count, int16_t *quads) { (void)pixels; (void)count; (void)quads; }
+void mrk_quads_from_row(const uint8_t *row, size_t width, mrk_layout layout, int16_t *pixels, int16_t *quads) {
+    (void)row; (void)width; (void)layout; (void)pixels; (void)quads;
+}
 void mrk_horizontal_avx2(const int16_t *quads, const int64_t *first_input, const int16_t *weights,
                          size_t quad_count, size_t output_count, int32_t max_sample, int16_t *output) {
     (void)quads; (void)first_input; (void)weights; (void)quad_count; (void)output_count; (void)max_sample; (void)output;

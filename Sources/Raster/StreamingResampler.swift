@@ -217,7 +217,13 @@ public final class StreamingResampler {
         precondition(row.count == sourceFormat.bytesPerPixel * sourceWidth, "a source row must hold sourceWidth * bytesPerPixel bytes")
         precondition(pushedRowCount < sourceHeight, "more rows pushed than sourceHeight")
         pushedRowCount += 1
-        if horizontal.shrinkFactor == 1 && vertical.shrinkFactor == 1 {
+        let unshrunk = horizontal.shrinkFactor == 1 && vertical.shrinkFactor == 1
+        if unshrunk && kernels == .avx2 {
+            // The same samples as storeUnshrunk, straight into the horizontal pass's quads.
+            UnsafeMutableRawPointer(shrunkRow.baseAddress!).withMemoryRebound(to: Int16.self, capacity: 4 * (sourceWidth + 3)) { pixels in
+                mrk_quads_from_row(row.baseAddress!, sourceWidth, sourceFormat.kernelLayout, pixels, shrunkQuads.baseAddress!)
+            }
+        } else if unshrunk {
             storeUnshrunk(row)
         } else {
             addPremultiplied(row)
@@ -226,7 +232,7 @@ public final class StreamingResampler {
             shrinkGroup()
         }
         let tapCount = vertical.filter.tapCount
-        reduceHorizontally(into: targetWidth * (shrunkRowCount % tapCount))
+        reduceHorizontally(into: targetWidth * (shrunkRowCount % tapCount), quadsBuilt: unshrunk)
         shrunkRowCount += 1
         while emittedRowCount < targetHeight,
               verticalNextFirstInput + tapCount <= shrunkRowCount {
@@ -430,13 +436,16 @@ public final class StreamingResampler {
         }
     }
 
-    /// Filters `shrunkRow` horizontally into `reducedRows`, starting at pixel `offset`.
-    private func reduceHorizontally(into offset: Int) {
+    /// Filters `shrunkRow` horizontally into `reducedRows`, starting at pixel `offset`
+    /// (`quadsBuilt`: the AVX2 pass's quads were made from the source row already).
+    private func reduceHorizontally(into offset: Int, quadsBuilt: Bool) {
         if kernels == .avx2 {
             // firstInput[x] + 4 * quadCount <= shrunkSize + 3, within the zero-padded row.
             let quads = shrunkQuads.baseAddress!
-            UnsafeRawPointer(shrunkRow.baseAddress!).withMemoryRebound(to: Int16.self, capacity: 4 * (horizontal.shrunkSize + 3)) { pixels in
-                mrk_build_quads(pixels, horizontal.shrunkSize, quads)
+            if !quadsBuilt {
+                UnsafeRawPointer(shrunkRow.baseAddress!).withMemoryRebound(to: Int16.self, capacity: 4 * (horizontal.shrunkSize + 3)) { pixels in
+                    mrk_build_quads(pixels, horizontal.shrunkSize, quads)
+                }
             }
             horizontal.filter.firstInput.withUnsafeBufferPointer { firstInput in
                 UnsafeMutableRawPointer(reducedRows.baseAddress! + offset).withMemoryRebound(to: Int16.self, capacity: 4 * targetWidth) { output in
@@ -581,4 +590,16 @@ public func resample(pixels: [UInt8], width: Int, height: Int, toWidth: Int, toH
         }
     }
     return output
+}
+
+private extension PixelFormat {
+    /// This layout's name in CResampleKernels.
+    var kernelLayout: mrk_layout {
+        switch self {
+        case .rgba8: MRK_RGBA8
+        case .opaqueRGBA8: MRK_OPAQUE_RGBA8
+        case .rgb8: MRK_RGB8
+        case .grey8: MRK_GREY8
+        }
+    }
 }

@@ -18,6 +18,15 @@ int mrk_avx2_available(void);
 /// pixels (zeros past the row); `quads` receives `count` quads.
 void mrk_build_quads(const int16_t *pixels, size_t count, int16_t *quads);
 
+/// The layouts of 8-bit source rows (StreamingResampler's PixelFormat).
+typedef enum { MRK_RGBA8 = 0, MRK_OPAQUE_RGBA8 = 1, MRK_RGB8 = 2, MRK_GREY8 = 3 } mrk_layout;
+
+/// One source row straight to quads (see mrk_build_quads), for images with no box shrink:
+/// each pixel premultiplied and minus 32768, exactly as StreamingResampler's unshrunk rows
+/// ((c·a, c·a, c·a, 255·a) for straight RGBA8, (c·255, ..., 255·255) for the opaque layouts).
+/// `pixels` is scratch for width + 3 pixels (it receives the converted row, zero-padded).
+void mrk_quads_from_row(const uint8_t *row, size_t width, mrk_layout layout, int16_t *pixels, int16_t *quads);
+
 /// The horizontal pass: for each output x, the sum over its taps (quad_count quads of four,
 /// weights in `weights` as 16 int16 per quad: w0 w1 repeated four times, then w2 w3) of
 /// quads starting at `first_input[x]`, rounded, shifted by 14 bits, clamped to 0...max_sample
