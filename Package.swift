@@ -65,9 +65,9 @@ let package = Package(
         .target(name: "CJPEGBridge", dependencies: ["CLibJPEG"]),
         .target(name: "JPEGCodec", dependencies: ["CJPEGBridge", "PNGCodec", "Raster"]),
         .target(name: "MasonryLayout"),
-        .target(name: "Raster", dependencies: ["CResampleKernels"], swiftSettings: rasterSettings),
-        // The resampler's filter passes in AVX2, chosen at run time (same integers as Raster's own).
-        .target(name: "CResampleKernels"),
+        .target(name: "Raster", dependencies: ["CRasterKernels"], swiftSettings: rasterSettings),
+        // Raster's hot loops in AVX2, chosen at run time (same integers as Raster's Swift code).
+        .target(name: "CRasterKernels"),
         // The built-in font and the text and box painters; FONT-LICENSE is the font's notice.
         .target(name: "BitmapText", dependencies: ["Raster"], exclude: ["FONT-LICENSE"]),
         .target(name: "ImageDiff"),

@@ -1,3 +1,5 @@
+import CRasterKernels
+
 /// Composites a premultiplied RGBA8 row "over" `background` into a row of the sheet.
 ///
 /// - `channels == 3`: RGB out; the background must be opaque. Each channel is
@@ -14,6 +16,12 @@
 /// `destination.count / channels` pixels.
 public func compositeOver(background: RGBA8Color, source: UnsafeBufferPointer<UInt8>,
                           into destination: UnsafeMutableBufferPointer<UInt8>, channels: Int) {
+    compositeOver(background: background, source: source, into: destination, channels: channels, kernels: .best)
+}
+
+/// `compositeOver` with the RGB loop's code chosen (tests compare the two).
+func compositeOver(background: RGBA8Color, source: UnsafeBufferPointer<UInt8>,
+                   into destination: UnsafeMutableBufferPointer<UInt8>, channels: Int, kernels: RasterKernels) {
     precondition(channels == 4 || (channels == 3 && background.isOpaque),
                  "channels must be 4, or 3 over an opaque background")
     let pixelCount = destination.count / channels
@@ -24,8 +32,12 @@ public func compositeOver(background: RGBA8Color, source: UnsafeBufferPointer<UI
     let sourceBytes = UnsafeRawPointer(source.baseAddress!), destinationBytes = UnsafeMutableRawPointer(destination.baseAddress!)
     var pixel = 0
     if channels == 3 {
-        pixel = compositeRGBFourAtATime(backgroundColour: backgroundColour, source: sourceBytes,
-                                        destination: destinationBytes, pixelCount: pixelCount)
+        if kernels == .avx2 {
+            pixel = mrk_composite_rgb_avx2(source.baseAddress!, destination.baseAddress!, pixelCount,
+                                           background.r, background.g, background.b)
+        }
+        pixel += compositeRGBFourAtATime(backgroundColour: backgroundColour, source: sourceBytes + 4 * pixel,
+                                         destination: destinationBytes + 3 * pixel, pixelCount: pixelCount - pixel)
     }
     while pixel < pixelCount {
         defer { pixel &+= 1 }

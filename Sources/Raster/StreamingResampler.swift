@@ -1,4 +1,4 @@
-import CResampleKernels
+import CRasterKernels
 
 #if !_endian(little)
 #error("Raster (premultipliedChannels, compositeOver) reads alpha as the high byte of a little-endian pixel word")
@@ -23,7 +23,7 @@ import CResampleKernels
 /// - Sources: straight-alpha RGBA8, or opaque RGBA8, RGB8 or grey8 (`PixelFormat`); the
 ///   output is the same for the same colours whatever the layout.
 ///
-/// - Speed: on a CPU with AVX2 the two filter passes are CResampleKernels' AVX2 code (four
+/// - Speed: on a CPU with AVX2 the two filter passes are CRasterKernels' AVX2 code (four
 ///   taps or four pixels a step), elsewhere the Swift code below; the integers are the same.
 ///
 /// One instance resamples one image: call `push(row:emit:)` exactly `sourceHeight` times.
@@ -89,17 +89,7 @@ public final class StreamingResampler {
     private var rowsInGroup = 0
     private var shrunkRowCount = 0
 
-    /// Which code runs the two filter passes: the same integers either way.
-    enum Kernels: Sendable {
-        /// The Swift passes below, 128-bit vectors (every CPU).
-        case portable
-        /// The AVX2 passes of CResampleKernels, four taps or four pixels a step.
-        case avx2
-
-        /// AVX2 where this CPU runs it.
-        static let best: Kernels = mrk_avx2_available() != 0 ? .avx2 : .portable
-    }
-    let kernels: Kernels
+    let kernels: RasterKernels
     /// AVX2 only: the shrunk row as quads (see `mrk_build_quads`), and each target pixel's
     /// horizontal weights in quads of taps (16 Int16 each, zero-padded).
     private let shrunkQuads: UnsafeMutableBufferPointer<Int16>
@@ -119,7 +109,7 @@ public final class StreamingResampler {
 
     /// `kernels` chooses the filter passes' code (tests compare the two).
     init(sourceWidth: Int, sourceHeight: Int, targetWidth: Int, targetHeight: Int,
-         sourceFormat: PixelFormat, kernels: Kernels) {
+         sourceFormat: PixelFormat, kernels: RasterKernels) {
         self.sourceFormat = sourceFormat
         self.kernels = kernels
         horizontal = AxisPlan.shared(sourceSize: sourceWidth, targetSize: targetWidth)
@@ -593,7 +583,7 @@ public func resample(pixels: [UInt8], width: Int, height: Int, toWidth: Int, toH
 }
 
 private extension PixelFormat {
-    /// This layout's name in CResampleKernels.
+    /// This layout's name in CRasterKernels.
     var kernelLayout: mrk_layout {
         switch self {
         case .rgba8: MRK_RGBA8

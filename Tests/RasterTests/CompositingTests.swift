@@ -2,15 +2,19 @@ import Testing
 @testable import Raster
 
 @Suite struct CompositingTests {
-    func composite(_ premultiplied: [UInt8], over background: RGBA8Color, channels: Int) -> [UInt8] {
+    func composite(_ premultiplied: [UInt8], over background: RGBA8Color, channels: Int,
+                   kernels: RasterKernels = .best) -> [UInt8] {
         var destination = [UInt8](repeating: 0, count: premultiplied.count / 4 * channels)
         premultiplied.withUnsafeBufferPointer { source in
             destination.withUnsafeMutableBufferPointer { destination in
-                compositeOver(background: background, source: source, into: destination, channels: channels)
+                compositeOver(background: background, source: source, into: destination, channels: channels, kernels: kernels)
             }
         }
         return destination
     }
+
+    /// The code this CPU can run for the RGB loop: the portable Swift, and AVX2 where it runs.
+    static let kernelChoices: [RasterKernels] = RasterKernels.best == .avx2 ? [.portable, .avx2] : [.portable]
 
     /// Hand-checked: each channel is source + background * (255 - alpha) / 255, rounded once.
     /// Alpha 128 leaves 127/255 of the white: 0 + 255 * 127 / 255 = 127, and 128 + 127 = 255.
@@ -26,11 +30,12 @@ import Testing
     /// Rows of every length up to 40 mixing opaque runs (which take the four-pixels-at-once
     /// path) with translucent and transparent pixels match the per-pixel rule, and nothing is
     /// written outside the row.
-    @Test func longRowsMatchThePerPixelRule() {
+    @Test(arguments: kernelChoices)
+    func longRowsMatchThePerPixelRule(kernels: RasterKernels) {
         let seed = SplitMix64.testSeed ^ 0xC0
         var generator = SplitMix64(seed: seed)
         let background = RGBA8Color(r: 200, g: 100, b: 7)
-        for length in 0...40 {
+        for length in 0...70 {
             var source = [UInt8]()
             for _ in 0..<length {
                 let alpha: UInt8 = generator.next() % 4 == 0 ? UInt8(truncatingIfNeeded: generator.next()) : 255
@@ -45,7 +50,7 @@ import Testing
             source.withUnsafeBufferPointer { source in
                 guarded.withUnsafeMutableBufferPointer { all in
                     compositeOver(background: background, source: source,
-                                  into: UnsafeMutableBufferPointer(rebasing: all[16 ..< 16 + 3 * length]), channels: 3)
+                                  into: UnsafeMutableBufferPointer(rebasing: all[16 ..< 16 + 3 * length]), channels: 3, kernels: kernels)
                 }
             }
             #expect(Array(guarded[16 ..< 16 + 3 * length]) == expected, "length \(length), seed \(seed)")
@@ -57,7 +62,8 @@ import Testing
     /// Every alpha and every premultiplied colour up to it, over backgrounds that include the
     /// extremes, in rows long enough for the four-pixels-at-once arithmetic: each byte equals
     /// (colour * 255 + background * (255 - alpha) + 127) / 255 computed here in plain integers.
-    @Test func everyAlphaAndColourMatchesTheRoundedFormula() {
+    @Test(arguments: kernelChoices)
+    func everyAlphaAndColourMatchesTheRoundedFormula(kernels: RasterKernels) {
         let backgrounds = [RGBA8Color(r: 0, g: 255, b: 1), RGBA8Color(r: 255, g: 0, b: 254),
                            RGBA8Color(r: 127, g: 128, b: 200), RGBA8Color(r: 3, g: 77, b: 129)]
         for background in backgrounds {
@@ -74,7 +80,7 @@ import Testing
                         expected.append(UInt8((colours[channel] * 255 + backgroundChannels[channel] * (255 - alpha) + 127) / 255))
                     }
                 }
-                let got = composite(source, over: background, channels: 3)
+                let got = composite(source, over: background, channels: 3, kernels: kernels)
                 if got != expected {
                     Issue.record("alpha \(alpha) over \(background): first differing byte \(got.indices.first { got[$0] != expected[$0] } ?? -1)")
                     return

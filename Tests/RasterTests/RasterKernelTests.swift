@@ -1,11 +1,11 @@
 import Testing
 @testable import Raster
 
-/// The AVX2 filter passes (CResampleKernels) against the portable Swift ones: identical rows
+/// The AVX2 filter passes (CRasterKernels) against the portable Swift ones: identical rows
 /// for random images of every source layout, shrinking, reducing and enlarging, including
 /// widths that are not multiples of four and single-pixel edges. Runs only where AVX2 does.
-@Suite(.enabled(if: StreamingResampler.Kernels.best == .avx2, "this CPU has no AVX2"))
-struct ResampleKernelTests {
+@Suite(.enabled(if: RasterKernels.best == .avx2, "this CPU has no AVX2"))
+struct RasterKernelTests {
     @Test func avx2PassesEqualThePortableOnes() {
         let seed = SplitMix64.testSeed ^ 0xA7C2
         var generator = SplitMix64(seed: seed)
@@ -21,7 +21,7 @@ struct ResampleKernelTests {
                     format == .opaqueRGBA8 && index % 4 == 3 ? 255 : UInt8.random(in: 0...255, using: &generator)
                 }
             }
-            func run(_ kernels: StreamingResampler.Kernels) -> [UInt8] {
+            func run(_ kernels: RasterKernels) -> [UInt8] {
                 let resampler = StreamingResampler(sourceWidth: width, sourceHeight: height, targetWidth: toWidth,
                                                    targetHeight: toHeight, sourceFormat: format, kernels: kernels)
                 var output: [UInt8] = []

@@ -1,11 +1,11 @@
-#ifndef MASONRY_RESAMPLE_KERNELS_H
-#define MASONRY_RESAMPLE_KERNELS_H
+#ifndef MASONRY_RASTER_KERNELS_H
+#define MASONRY_RASTER_KERNELS_H
 
-// AVX2 versions of the resampler's two filter passes (Raster's StreamingResampler), chosen
-// at run time when the CPU has AVX2; the portable Swift passes remain for every other CPU.
-// Same integer arithmetic, so the same bytes: a test compares both on random rows.
-// Layouts are those of StreamingResampler: a pixel is four int16 samples (R, G, B, A) stored
-// minus 32768; weights are 14-bit fixed point.
+// AVX2 versions of Raster's hot loops (the resampler's filter passes, RGB compositing),
+// chosen at run time when the CPU has AVX2; the portable Swift code remains for every other
+// CPU. Same integer arithmetic, so the same bytes: tests compare both on random rows.
+// The resampler's layouts are StreamingResampler's: a pixel is four int16 samples (R, G, B, A)
+// stored minus 32768; weights are 14-bit fixed point.
 
 #include <stddef.h>
 #include <stdint.h>
@@ -40,5 +40,12 @@ void mrk_horizontal_avx2(const int16_t *quads, const int64_t *first_input, const
 /// must be readable for width + 3 pixels.
 void mrk_vertical_avx2(const int16_t *const *rows, const int16_t *weights, size_t row_count,
                        size_t width, int32_t max_sample, uint8_t *output);
+
+/// RGB "over" for compositing: each of the first pixels of `source` (premultiplied RGBA8,
+/// colour never above alpha) becomes (colour·255 + background·(255 − alpha) + 127) / 255 in
+/// `destination` (RGB8), eight pixels a step while at least ten remain (a step writes 28 bytes,
+/// of which 24 are its own). Returns the number of pixels done; the caller does the rest.
+size_t mrk_composite_rgb_avx2(const uint8_t *source, uint8_t *destination, size_t count,
+                              uint8_t red, uint8_t green, uint8_t blue);
 
 #endif

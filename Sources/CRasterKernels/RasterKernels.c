@@ -1,7 +1,7 @@
-// See ResampleKernels.h. Compiled for the baseline CPU; only the functions marked
+// See RasterKernels.h. Compiled for the baseline CPU; only the functions marked
 // MRK_AVX2 use AVX2 instructions, and they are called only when mrk_avx2_available().
 
-#include "ResampleKernels.h"
+#include "RasterKernels.h"
 
 #if defined(__x86_64__)
 #include <cpuid.h>
@@ -153,9 +153,53 @@ MRK_AVX2 void mrk_vertical_avx2(const int16_t *const *rows, const int16_t *weigh
     }
 }
 
+MRK_AVX2 size_t mrk_composite_rgb_avx2(const uint8_t *source, uint8_t *destination, size_t count,
+                                      uint8_t red, uint8_t green, uint8_t blue) {
+    const __m256i alpha_mask = _mm256_set1_epi32((int32_t)0xFF000000u);
+    const int32_t background_word = red | (green << 8) | (blue << 16);
+    const __m256i background_bytes = _mm256_set1_epi32(background_word);
+    const __m256i background = _mm256_cvtepu8_epi16(_mm_set1_epi32(background_word));
+    const __m256i all = _mm256_set1_epi16(255), half = _mm256_set1_epi16(127), one = _mm256_set1_epi16(1);
+    const __m256i drop_alpha = _mm256_setr_epi8(0, 1, 2, 4, 5, 6, 8, 9, 10, 12, 13, 14, -1, -1, -1, -1,
+                                                0, 1, 2, 4, 5, 6, 8, 9, 10, 12, 13, 14, -1, -1, -1, -1);
+    size_t x = 0;
+    for (; x + 10 <= count; x += 8) {
+        __m256i pixels = _mm256_loadu_si256((const __m256i *)(source + 4 * x));
+        __m256i alphas = _mm256_and_si256(pixels, alpha_mask);
+        __m256i result;
+        if (_mm256_movemask_epi8(_mm256_cmpeq_epi32(alphas, alpha_mask)) == -1) {
+            result = pixels;
+        } else if (_mm256_testz_si256(pixels, alpha_mask)) {
+            result = background_bytes;
+        } else {
+            __m256i halves[2] = {_mm256_cvtepu8_epi16(_mm256_castsi256_si128(pixels)),
+                                 _mm256_cvtepu8_epi16(_mm256_extracti128_si256(pixels, 1))};
+            for (int i = 0; i < 2; i++) {
+                __m256i alpha = _mm256_shufflehi_epi16(_mm256_shufflelo_epi16(halves[i], 0xFF), 0xFF);
+                // At most 255·255 + 127 = 65152, so 16-bit lanes hold it, and
+                // (t + 1 + (t >> 8)) >> 8 is t / 255 exactly for every t below 65535.
+                __m256i total = _mm256_add_epi16(_mm256_add_epi16(_mm256_mullo_epi16(halves[i], all),
+                    _mm256_mullo_epi16(background, _mm256_sub_epi16(all, alpha))), half);
+                halves[i] = _mm256_srli_epi16(_mm256_add_epi16(_mm256_add_epi16(total, one), _mm256_srli_epi16(total, 8)), 8);
+            }
+            // packus pairs the halves lane by lane: qwords hold pixels 0-1, 4-5, 2-3, 6-7.
+            result = _mm256_permute4x64_epi64(_mm256_packus_epi16(halves[0], halves[1]), 0xD8);
+        }
+        __m256i colours = _mm256_shuffle_epi8(result, drop_alpha);   // 12 bytes at the start of each lane
+        _mm_storeu_si128((__m128i *)(destination + 3 * x), _mm256_castsi256_si128(colours));
+        _mm_storeu_si128((__m128i *)(destination + 3 * x + 12), _mm256_extracti128_si256(colours, 1));
+    }
+    return x;
+}
+
 #else
 
 int mrk_avx2_available(void) { return 0; }
+size_t mrk_composite_rgb_avx2(const uint8_t *source, uint8_t *destination, size_t count,
+                              uint8_t red, uint8_t green, uint8_t blue) {
+    (void)source; (void)destination; (void)count; (void)red; (void)green; (void)blue;
+    return 0;
+}
 void mrk_build_quads(const int16_t *pixels, size_t count, int16_t *quads) { (void)pixels; (void)count; (void)quads; }
 void mrk_quads_from_row(const uint8_t *row, size_t width, mrk_layout layout, int16_t *pixels, int16_t *quads) {
     (void)row; (void)width; (void)layout; (void)pixels; (void)quads;
