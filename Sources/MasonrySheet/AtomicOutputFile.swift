@@ -36,16 +36,16 @@ public final class AtomicOutputFile {
                              + "so no file in it can be replaced")
         }
         TemporaryName.removeAbandoned(in: folder)
-        var fd: Int32 = -1
+        var fd: Int32 = -1, code: Int32 = 0
         var temporary = target
         for _ in 0..<8 {   // another run's name may be taken by chance: draw again
             let name = TemporaryName.make(for: target.lastComponent)
             temporary = target.bytes.contains(UInt8(ascii: "/")) ? folder.appending(name) : RawPath(bytes: name)
-            fd = temporary.open(O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode: 0o666)
-            if fd >= 0 || errno != EEXIST { break }
+            let path = temporary
+            (fd, code) = SignalCleanup.create(path) { path.open(O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode: 0o666) }
+            if fd >= 0 || code != EEXIST { break }
         }
         guard fd >= 0 else {
-            let code = errno
             let reason = code == ENOENT ? "folder \(folder.displayName) does not exist"
                 : code == ENOTDIR ? "\(folder.displayName) is not a folder"
                 : String(cString: strerror(code))
@@ -54,7 +54,6 @@ public final class AtomicOutputFile {
         self.target = target
         self.temporary = temporary
         self.descriptor = fd
-        SignalCleanup.register(temporary)
     }
 
     /// Starts writing the finished file's data to disk without waiting, so the `fsync` of
@@ -146,8 +145,18 @@ public enum SignalCleanup {
     private static let lock = NSLock()
     nonisolated(unsafe) private static var paths: Set<RawPath> = []
 
-    static func register(_ path: RawPath) {
-        lock.withLock { _ = paths.insert(path) }
+    /// Creates the temporary file `path` with `create` (which returns a descriptor, or -1) and
+    /// registers it, both under the lock the signal thread takes before removing files: a file
+    /// is either registered when a signal comes, or not made at all (the signal thread keeps the
+    /// lock until the process exits).
+    /// Returns the descriptor and, when it is -1, the `errno` of the failure.
+    static func create(_ path: RawPath, _ create: () -> Int32) -> (descriptor: Int32, errno: Int32) {
+        lock.withLock {
+            let descriptor = create()
+            let code = errno
+            if descriptor >= 0 { paths.insert(path) }
+            return (descriptor, code)
+        }
     }
 
     static func unregister(_ path: RawPath) {
