@@ -14,7 +14,7 @@ struct PixelmatchGolden: Sendable, CustomTestStringConvertible {
 
     var testDescription: String { "\(baseline) vs \(current), threshold \(options.threshold)\(options.includeAA ? ", includeAA" : "")" }
 
-    static let all: [PixelmatchGolden] = Fixtures.goldenFields("goldens.txt").map { f in
+    static let all: [PixelmatchGolden] = fixtureFolder.goldenFields("goldens.txt").map { f in
         let box = f[6] == "-" ? nil : f[6].split(separator: ",").map { Int($0)! }
         return PixelmatchGolden(
             baseline: f[0], current: f[1],

@@ -27,7 +27,7 @@ import TestSupport
     /// SplitMix64 byte streams of lengths around the block and padding boundaries, against
     /// Python's hashlib (`Fixtures/sha256-goldens.txt`), hashed whole and in random pieces.
     @Test func randomDataMatchesHashlib() {
-        let goldens = Fixtures.goldenFields("sha256-goldens.txt")
+        let goldens = fixtureFolder.goldenFields("sha256-goldens.txt")
         #expect(goldens.count == 17)
         var pieces = SplitMix64(seed: SplitMix64.suiteSeed)
         for fields in goldens {

@@ -5,27 +5,8 @@ import PNGCodec
 import Testing
 import TestSupport
 
-enum Fixtures {
-    /// The copied `Fixtures` folder inside the test bundle.
-    static let root: URL = {
-        guard let url = Bundle.module.url(forResource: "Fixtures", withExtension: nil) else {
-            fatalError("Fixtures folder missing from the ImageDiffTests bundle")
-        }
-        return url
-    }()
-
-    static func path(_ relative: String) -> String { root.appendingPathComponent(relative).path }
-
-    static func text(_ relative: String) throws -> String {
-        try String(contentsOf: root.appendingPathComponent(relative), encoding: .utf8)
-    }
-
-    /// The lines of a goldens file, comments and blank lines left out, split at spaces.
-    static func goldenFields(_ relative: String) -> [[String]] {
-        let text = (try? text(relative)) ?? ""
-        return text.split(separator: "\n").filter { !$0.hasPrefix("#") }.map { $0.split(separator: " ").map(String.init) }
-    }
-}
+/// This target's fixtures.
+let fixtureFolder = FixtureFolder(in: .module)
 
 /// A straight RGBA8 image in memory.
 struct RGBAImage: Sendable, Equatable {
@@ -38,7 +19,7 @@ struct RGBAImage: Sendable, Equatable {
     }
 
     init(decoding relative: String) throws {
-        let image = try PNGDecoder.decodeRGBA(contentsOfFile: Fixtures.path(relative))
+        let image = try PNGDecoder.decodeRGBA(contentsOfFile: fixtureFolder.path(relative))
         self.init(width: image.width, height: image.height, pixels: image.pixels)
     }
 

@@ -15,7 +15,7 @@ import Testing
         let folder = TemporaryFolder("jpeg-fuzz")
         var accepted = 0, refused = 0
         for iteration in 0..<3000 {
-            let original = try Fixtures.bytes(Self.sources[iteration % Self.sources.count])
+            let original = try fixtureFolder.bytes(Self.sources[iteration % Self.sources.count])
             let headerEnd = min(JPEGSurgery.scanDataStart(original) + 64, original.count)
             var bytes = original
             for _ in 0..<rng.int(1...8) where !bytes.isEmpty {

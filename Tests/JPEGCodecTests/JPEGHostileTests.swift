@@ -27,7 +27,7 @@ import Testing
     /// Cut before the scan: the header pass refuses the file.
     @Test(arguments: [Self.baseline, Self.progressive])
     func truncatedBeforeTheImageData(_ name: String) throws {
-        let bytes = try Fixtures.bytes(name)
+        let bytes = try fixtureFolder.bytes(name)
         let folder = TemporaryFolder("jpeg-hostile")
         let scan = JPEGSurgery.scanDataStart(bytes)
         for cut in [0, 1, 2, 3, 4, 20, JPEGSurgery.frameOffset(bytes) + 5, scan - 3] {
@@ -42,7 +42,7 @@ import Testing
     /// trailing problem says the image data is truncated. (Tile 0: decoded at 1/8.)
     @Test(arguments: [Self.baseline, Self.progressive])
     func truncatedInsideTheImageData(_ name: String) throws {
-        let bytes = try Fixtures.bytes(name)
+        let bytes = try fixtureFolder.bytes(name)
         let folder = TemporaryFolder("jpeg-hostile")
         let scan = JPEGSurgery.scanDataStart(bytes)
         let header = try JPEGHeader(bytes: bytes)
@@ -58,7 +58,7 @@ import Testing
     /// table codes: libjpeg warns, fills in, and the rows come.
     @Test(arguments: [Self.baseline, Self.progressive])
     func corruptHuffmanData(_ name: String) throws {
-        var bytes = try Fixtures.bytes(name)
+        var bytes = try fixtureFolder.bytes(name)
         let scan = JPEGSurgery.scanDataStart(bytes)
         for i in stride(from: scan + 100, to: scan + 400, by: 2) { bytes[i] = 0xFF; bytes[i + 1] = 0x00 }
         let folder = TemporaryFolder("jpeg-hostile")
@@ -70,7 +70,7 @@ import Testing
 
     /// A Huffman table whose code counts add up to more than 256: fatal, one line.
     @Test func bogusHuffmanTable() throws {
-        var bytes = try Fixtures.bytes(Self.baseline)
+        var bytes = try fixtureFolder.bytes(Self.baseline)
         let dht = try #require(JPEGSurgery.offset(of: 0xC4, in: bytes))
         for i in dht + 5 ..< dht + 21 { bytes[i] = 0xFF }   // the 16 code-length counts
         let folder = TemporaryFolder("jpeg-hostile")
@@ -81,7 +81,7 @@ import Testing
 
     /// 65535×65535 claimed by a tiny file: refused by the pixel limit before libjpeg is asked.
     @Test func bogusFrameSize() throws {
-        let bytes = JPEGSurgery.withSize(try Fixtures.bytes("cat-orientation-1.jpg"), width: 65535, height: 65535)
+        let bytes = JPEGSurgery.withSize(try fixtureFolder.bytes("cat-orientation-1.jpg"), width: 65535, height: 65535)
         let header = try JPEGHeader(bytes: bytes)
         #expect(header.width == 65535 && header.height == 65535)
         let folder = TemporaryFolder("jpeg-hostile")
@@ -96,7 +96,7 @@ import Testing
 
     @Test(arguments: [(0, 160), (240, 0), (0, 0)])
     func zeroSide(_ size: (Int, Int)) throws {
-        let bytes = JPEGSurgery.withSize(try Fixtures.bytes("cat-orientation-1.jpg"), width: size.0, height: size.1)
+        let bytes = JPEGSurgery.withSize(try fixtureFolder.bytes("cat-orientation-1.jpg"), width: size.0, height: size.1)
         let folder = TemporaryFolder("jpeg-hostile")
         let outcome = decodeOutcome(folder.write("zero.jpg", bytes))
         #expect(outcome.error == PNGError(.malformed, "image is \(size.0)×\(size.1): a JPEG needs a width and height of at least 1"))
@@ -124,7 +124,7 @@ import Testing
     /// The budget is what refuses: a real 512×512 progressive file (about 0.8 MB of
     /// coefficients) is refused under a 256 KiB budget, and decodes under the default one.
     @Test func memoryBudgetBoundsProgressiveDecoding() throws {
-        let path = Fixtures.path(Self.progressive)
+        let path = fixtureFolder.path(Self.progressive)
         #expect(throws: PNGError(.limitExceeded, "image needs more decoding memory than the budget allows")) {
             try JPEGDecoder(file: InputFile(path: path), limits: PNGLimits(), minimumWidth: 8, minimumHeight: 8,
                             memoryBudget: 256 << 10)
@@ -135,7 +135,7 @@ import Testing
     /// A baseline file claiming 8000×8000 with almost no data: rows stream at 1/8 scale with
     /// bounded memory and time, and the truncation is reported.
     @Test func tinyBaselineFileClaimingALargeSize() throws {
-        let bytes = JPEGSurgery.withSize(try Fixtures.bytes("cat-orientation-1.jpg"), width: 8000, height: 8000)
+        let bytes = JPEGSurgery.withSize(try fixtureFolder.bytes("cat-orientation-1.jpg"), width: 8000, height: 8000)
         let folder = TemporaryFolder("jpeg-hostile")
         let outcome = decodeOutcome(folder.write("big.jpg", bytes), tile: 100)
         #expect(outcome.error == nil)
@@ -145,7 +145,7 @@ import Testing
 
     /// SOF3 (lossless) is not a process libjpeg-turbo 2.1 decodes: said before decoding.
     @Test func unsupportedProcess() throws {
-        var bytes = try Fixtures.bytes(Self.baseline)
+        var bytes = try fixtureFolder.bytes(Self.baseline)
         bytes[JPEGSurgery.frameOffset(bytes) + 1] = 0xC3
         let folder = TemporaryFolder("jpeg-hostile")
         let outcome = decodeOutcome(folder.write("lossless.jpg", bytes))
@@ -155,7 +155,7 @@ import Testing
     // MARK: EXIF
 
     static func orientation(of tiff: [UInt8], declaredLength: Int? = nil) throws -> ExifOrientationResult {
-        let bytes = JPEGSurgery.withExif(try Fixtures.bytes("cat-orientation-1.jpg"), tiff: tiff, declaredLength: declaredLength)
+        let bytes = JPEGSurgery.withExif(try fixtureFolder.bytes("cat-orientation-1.jpg"), tiff: tiff, declaredLength: declaredLength)
         do {
             return .orientation(try JPEGHeader(bytes: bytes).orientation.rawValue)
         } catch {

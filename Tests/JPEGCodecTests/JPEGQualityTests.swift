@@ -8,11 +8,11 @@ import Testing
 @Suite struct JPEGQualityTests {
     @Test func everyFixtureIsListed() {
         // 12 codings plus 8 orientations; a missing or unreadable cases.txt fails here.
-        #expect(Fixtures.cases.count == 20)
-        #expect(Set(Fixtures.cases.map(\.orientation)) == Set(1...8))
+        #expect(fixtureCases.count == 20)
+        #expect(Set(fixtureCases.map(\.orientation)) == Set(1...8))
     }
 
-    @Test(arguments: Fixtures.cases)
+    @Test(arguments: fixtureCases)
     func tileMatchesPillow(_ fixture: FixtureCase) throws {
         let tile = try renderTile(fixture.jpegPath, tileWidth: fixture.tileWidth, tileHeight: fixture.tileHeight)
         let golden = try goldenRGB(fixture.goldenPath)
@@ -22,7 +22,7 @@ import Testing
         #expect(score >= 35, "\(fixture.name): \(score) dB at scale \(tile.scaleEighths)/8")
     }
 
-    @Test(arguments: Fixtures.cases)
+    @Test(arguments: fixtureCases)
     func headerMatchesPillow(_ fixture: FixtureCase) throws {
         let header = try JPEGHeader(file: InputFile(path: fixture.jpegPath))
         #expect(header.width == fixture.storedWidth && header.height == fixture.storedHeight)
@@ -33,10 +33,10 @@ import Testing
         #expect(header.displayWidth == (swapped ? fixture.storedHeight : fixture.storedWidth))
         #expect(header.displayHeight == (swapped ? fixture.storedWidth : fixture.storedHeight))
         // The bytes-based reader agrees with the file-based one.
-        #expect(try JPEGHeader(bytes: Fixtures.bytes(fixture.name + ".jpg")) == header)
+        #expect(try JPEGHeader(bytes: fixtureFolder.bytes(fixture.name + ".jpg")) == header)
     }
 
-    @Test(arguments: Fixtures.cases)
+    @Test(arguments: fixtureCases)
     func rowFormatFollowsTheComponents(_ fixture: FixtureCase) throws {
         let decoder = try JPEGDecoder(file: InputFile(path: fixture.jpegPath), limits: PNGLimits(),
                                       minimumWidth: 0, minimumHeight: 0)
@@ -49,7 +49,7 @@ import Testing
     /// at full size): at least one fixture at each of 1/8, 2/8, 4/8 and full size.
     @Test func scalesAreExercised() throws {
         var scales = Set<Int>()
-        for fixture in Fixtures.cases {
+        for fixture in fixtureCases {
             let header = try JPEGHeader(file: InputFile(path: fixture.jpegPath))
             let (width, height) = header.orientation.displaySize(width: fixture.tileWidth, height: fixture.tileHeight)
             scales.insert(JPEGDecoder.scaleEighths(width: header.width, height: header.height,

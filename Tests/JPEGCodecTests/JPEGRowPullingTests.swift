@@ -13,7 +13,7 @@ struct JPEGRowPullingTests {
         try JPEGDecoder(file: InputFile(path: path), limits: PNGLimits(), minimumWidth: minimum, minimumHeight: minimum)
     }
 
-    @Test("Pulled rows equal the pushed rows", arguments: Fixtures.cases)
+    @Test("Pulled rows equal the pushed rows", arguments: fixtureCases)
     func pulledRowsMatch(_ fixture: FixtureCase) throws {
         for minimum in [0, max(fixture.storedWidth, fixture.storedHeight)] {
             let pulling = try Self.open(fixture.jpegPath, minimum: minimum)
@@ -35,8 +35,8 @@ struct JPEGRowPullingTests {
 
     @Test("A file cut inside its image data gives every row, then says it is truncated")
     func truncationIsReportedAtTheEnd() throws {
-        let fixture = try #require(Fixtures.cases.first { !$0.progressive })
-        let bytes = try Fixtures.bytes(fixture.name + ".jpg")
+        let fixture = try #require(fixtureCases.first { !$0.progressive })
+        let bytes = try fixtureFolder.bytes(fixture.name + ".jpg")
         let folder = TemporaryFolder("jpeg-pull")
         let cut = JPEGSurgery.scanDataStart(bytes) + 1
         let decoder = try Self.open(folder.write("cut.jpg", Array(bytes.prefix(cut))), minimum: 0)
@@ -48,7 +48,7 @@ struct JPEGRowPullingTests {
         #expect(decoder.trailingProblem == PNGError(.malformed, "truncated image data"))
     }
 
-    @Test("Stopping after 3 rows gives the first 3 rows, and the decoder can be released", arguments: Fixtures.cases)
+    @Test("Stopping after 3 rows gives the first 3 rows, and the decoder can be released", arguments: fixtureCases)
     func earlyStop(_ fixture: FixtureCase) throws {
         let minimum = max(fixture.storedWidth, fixture.storedHeight)
         var full: [UInt8] = []

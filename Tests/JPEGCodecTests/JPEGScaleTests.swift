@@ -48,7 +48,7 @@ import Testing
     /// libjpeg's output size is the stored size times N/8, rounded up, for every N used.
     @Test(arguments: [1, 2, 4, 8])
     func decoderOutputSizeFollowsTheScale(_ eighths: Int) throws {
-        let path = Fixtures.path("retina-q85-420.jpg")   // 470×1411: odd sizes round
+        let path = fixtureFolder.path("retina-q85-420.jpg")   // 470×1411: odd sizes round
         // Ask for exactly half of the N/8 output: then N is the smallest scale that fits.
         let width = (470 * eighths + 7) / 8, height = (1411 * eighths + 7) / 8
         let decoder = try JPEGDecoder(file: InputFile(path: path), limits: PNGLimits(),

@@ -9,26 +9,14 @@ import Raster
 @_exported import TestSupport
 import Testing
 
-enum Fixtures {
-    static let root: URL = {
-        guard let url = Bundle.module.url(forResource: "Fixtures", withExtension: nil) else {
-            fatalError("Fixtures folder missing from the JPEGCodecTests bundle")
-        }
-        return url
-    }()
+/// This target's fixtures.
+let fixtureFolder = FixtureFolder(in: .module)
 
-    static func path(_ name: String) -> String { root.appendingPathComponent(name).path }
-
-    static func bytes(_ name: String) throws -> [UInt8] {
-        [UInt8](try Data(contentsOf: root.appendingPathComponent(name)))
-    }
-
-    /// The lines of `cases.txt` (written by make_fixtures.py from what Pillow read).
-    static let cases: [FixtureCase] = {
-        let text = (try? String(contentsOf: root.appendingPathComponent("cases.txt"), encoding: .utf8)) ?? ""
-        return text.split(separator: "\n").filter { !$0.hasPrefix("#") }.compactMap(FixtureCase.init)
-    }()
-}
+/// The lines of `cases.txt` (written by make_fixtures.py from what Pillow read).
+let fixtureCases: [FixtureCase] = {
+    let text = (try? fixtureFolder.text("cases.txt")) ?? ""
+    return text.split(separator: "\n").filter { !$0.hasPrefix("#") }.compactMap(FixtureCase.init)
+}()
 
 /// One fixture JPEG and what Pillow says about it.
 struct FixtureCase: Sendable, CustomTestStringConvertible {
@@ -51,8 +39,8 @@ struct FixtureCase: Sendable, CustomTestStringConvertible {
         orientation = numbers[6]
     }
 
-    var jpegPath: String { Fixtures.path(name + ".jpg") }
-    var goldenPath: String { Fixtures.path(name + ".golden.png") }
+    var jpegPath: String { fixtureFolder.path(name + ".jpg") }
+    var goldenPath: String { fixtureFolder.path(name + ".golden.png") }
     var testDescription: String { name }
 }
 

@@ -125,9 +125,9 @@ private func fixingCRCs(_ png: [UInt8]) -> [UInt8] {
 
 @Suite("Fast decode path equals libpng")
 struct FastDecodeDifferentialTests {
-    static let pngSuite = Fixtures.pngNames(in: "pngsuite").map { "pngsuite/" + $0 }
+    static let pngSuite = fixtureFolder.pngNames(in: "pngsuite").map { "pngsuite/" + $0 }
     static let libpngImages = ["crashers", "badpal", "testpngs", "png-3"].flatMap { folder in
-        Fixtures.pngNames(in: "libpng/" + folder).map { "libpng/\(folder)/" + $0 }
+        fixtureFolder.pngNames(in: "libpng/" + folder).map { "libpng/\(folder)/" + $0 }
     }
 
     @Test func fixturesArePresent() {
@@ -139,7 +139,7 @@ struct FastDecodeDifferentialTests {
     func fixtures() throws {
         var fast = 0, plainValid = 0
         for name in Self.pngSuite + Self.libpngImages {
-            let bytes = try Fixtures.bytes(name)
+            let bytes = try fixtureFolder.bytes(name)
             let tookFastPath = expectSameVerdict(bytes, name)
             if tookFastPath { fast += 1 }
             if let header = try? PNGHeader(parsing: bytes), !header.isInterlaced,
@@ -168,10 +168,10 @@ struct FastDecodeDifferentialTests {
     @Test("Both routes read files and memory alike")
     func fileRouteMatchesMemoryRoute() throws {
         for name in ["pngsuite/basn2c16.png", "pngsuite/basn3p02.png", "pngsuite/tbwn3p08.png", "pngsuite/f04n2c08.png"] {
-            let fromFile = try PNGDecoder.decodeRGBA(contentsOfFile: Fixtures.path(name))
-            let fromBytes = try PNGDecoder.decodeRGBA(bytes: Fixtures.bytes(name), route: .libpngOnly)
+            let fromFile = try PNGDecoder.decodeRGBA(contentsOfFile: fixtureFolder.path(name))
+            let fromBytes = try PNGDecoder.decodeRGBA(bytes: fixtureFolder.bytes(name), route: .libpngOnly)
             #expect(fromFile == fromBytes, "\(name)")
-            #expect(try PNGDecoder(contentsOfFile: Fixtures.path(name)).usesFastPath, "\(name)")
+            #expect(try PNGDecoder(contentsOfFile: fixtureFolder.path(name)).usesFastPath, "\(name)")
         }
     }
 
@@ -193,7 +193,7 @@ struct FastDecodeDifferentialTests {
         print("fast-path fuzz seed \(seed) (set MASONRY_TEST_SEED to replay)")
         var rng = SplitMix64(seed: seed)
         var bases = try ["basn0g01", "basn0g16", "basn2c08", "basn3p04", "basn4a16", "basn6a08", "tbrn2c08",
-                         "tbbn3p08", "f02n0g08", "f04n2c08", "tp1n3p08"].map { try Fixtures.bytes("pngsuite/\($0).png") }
+                         "tbbn3p08", "f02n0g08", "f04n2c08", "tp1n3p08"].map { try fixtureFolder.bytes("pngsuite/\($0).png") }
         for (colorType, depth) in colourMatrix { bases.append(generatedPNG(colorType: colorType, bitDepth: depth, rng: &rng)) }
         var fastAccepted = 0
         for round in 0..<1500 {

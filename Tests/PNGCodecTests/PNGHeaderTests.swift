@@ -12,7 +12,7 @@ struct PNGHeaderTests {
     @Test("Header matches the IHDR listed in goldens.txt", arguments: allNames)
     func headerMatchesGolden(name: String) throws {
         let golden = try #require(Golden.byName[name])
-        let bytes = try Fixtures.bytes("pngsuite/" + name)
+        let bytes = try fixtureFolder.bytes("pngsuite/" + name)
         let prefix = Array(bytes.prefix(33))
         if let ihdr = golden.ihdr {
             let header = try PNGHeader(parsing: prefix)
@@ -22,16 +22,16 @@ struct PNGHeaderTests {
             #expect(header.colorType.rawValue == ihdr.colorType)
             #expect(header.isInterlaced == ihdr.interlaced)
             #expect(try PNGHeader(parsing: bytes) == header, "bytes after the 33rd must be ignored")
-            #expect(try PNGHeader(contentsOfFile: Fixtures.path("pngsuite/" + name)) == header)
+            #expect(try PNGHeader(contentsOfFile: fixtureFolder.path("pngsuite/" + name)) == header)
             if !golden.mustReject {
-                #expect(try PNGDecoder(contentsOfFile: Fixtures.path("pngsuite/" + name)).header == header)
+                #expect(try PNGDecoder(contentsOfFile: fixtureFolder.path("pngsuite/" + name)).header == header)
             }
         } else {
             let error = #expect(throws: PNGError.self) { try PNGHeader(parsing: prefix) }
             TestLog.verbose("\(name): header rejected: \(error?.reason ?? "-")")
             #expect(error?.reason.isEmpty == false)
             #expect(error?.kind == .malformed)
-            #expect(throws: PNGError.self) { try PNGHeader(contentsOfFile: Fixtures.path("pngsuite/" + name)) }
+            #expect(throws: PNGError.self) { try PNGHeader(contentsOfFile: fixtureFolder.path("pngsuite/" + name)) }
         }
     }
 

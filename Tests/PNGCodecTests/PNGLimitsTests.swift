@@ -79,7 +79,7 @@ struct PNGLimitsTests {
         #expect(error.map { Self.mentionsNumber($0.reason, 1023) } == true, "reason must name the limit")
         // The same limit applies to a real PngSuite file.
         let suite = #expect(throws: PNGError.self) {
-            try PNGDecoder.decodeRGBA(contentsOfFile: Fixtures.path("pngsuite/basn6a08.png"), limits: PNGLimits(maxPixels: 1000))
+            try PNGDecoder.decodeRGBA(contentsOfFile: fixtureFolder.path("pngsuite/basn6a08.png"), limits: PNGLimits(maxPixels: 1000))
         }
         #expect(suite?.kind == .limitExceeded)
     }

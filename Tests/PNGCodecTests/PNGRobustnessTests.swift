@@ -9,8 +9,8 @@ import Testing
 @Suite("libpng crashers and bad palettes", .serialized)
 struct PNGRobustnessTests {
     static let files: [String] =
-        Fixtures.pngNames(in: "libpng/crashers").map { "crashers/" + $0 }
-        + Fixtures.pngNames(in: "libpng/badpal").map { "badpal/" + $0 }
+        fixtureFolder.pngNames(in: "libpng/crashers").map { "crashers/" + $0 }
+        + fixtureFolder.pngNames(in: "libpng/badpal").map { "badpal/" + $0 }
 
     @Test func fixturesArePresent() {
         #expect(Self.files.filter { $0.hasPrefix("crashers/") }.count == 23)
@@ -19,9 +19,9 @@ struct PNGRobustnessTests {
 
     @Test("Hostile file decodes or is refused cleanly, quietly and cheaply", arguments: files)
     func decodesOrFailsCleanly(file: String) throws {
-        let path = Fixtures.path("libpng/" + file)
+        let path = fixtureFolder.path("libpng/" + file)
         for route in ["file", "bytes"] {
-            let bytes = route == "bytes" ? try Fixtures.bytes("libpng/" + file) : []
+            let bytes = route == "bytes" ? try fixtureFolder.bytes("libpng/" + file) : []
             let ((outcome, stderrText), growth) = ProcessMemory.measuring {
                 capturingStderr { () -> String in
                     do {
@@ -48,7 +48,7 @@ struct PNGRobustnessTests {
 
     @Test("Header reader never crashes on hostile files", arguments: files)
     func headerReaderIsSafe(file: String) throws {
-        let bytes = try Fixtures.bytes("libpng/" + file)
+        let bytes = try fixtureFolder.bytes("libpng/" + file)
         for length in [0, 7, 8, 16, 32, 33, bytes.count] where length <= bytes.count {
             do {
                 let header = try PNGHeader(parsing: Array(bytes.prefix(length)))

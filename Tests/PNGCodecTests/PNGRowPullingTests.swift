@@ -22,7 +22,7 @@ struct PNGRowPullingTests {
     }
 
     static func open(_ name: String, route: PNGDecodeRoute, compact: Bool = false) throws -> PNGDecoder {
-        try PNGDecoder(file: InputFile(path: Fixtures.path("pngsuite/" + name)), compactOpaqueRows: compact, route: route)
+        try PNGDecoder(file: InputFile(path: fixtureFolder.path("pngsuite/" + name)), compactOpaqueRows: compact, route: route)
     }
 
     @Test("Pulled rows match the golden digest and the pushed rows", arguments: Golden.validNames, routes)

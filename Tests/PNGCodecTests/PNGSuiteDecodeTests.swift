@@ -14,7 +14,7 @@ struct PNGSuiteDecodeTests {
 
     /// Interlaced files that have a non-interlaced twin: basi0g01 / basn0g01, s05i3p02 / s05n3p02...
     static let interlacedTwins: [String] = {
-        let names = Set(Fixtures.pngNames(in: "pngsuite"))
+        let names = Set(fixtureFolder.pngNames(in: "pngsuite"))
         return names.sorted().filter { name in
             guard let golden = Golden.byName[name], !golden.mustReject, golden.ihdr?.interlaced == true else { return false }
             return names.contains(twin(of: name))
@@ -31,7 +31,7 @@ struct PNGSuiteDecodeTests {
     func matchesGolden(name: String) throws {
         let golden = try #require(Golden.byName[name])
         let ihdr = try #require(golden.ihdr)
-        let image = try PNGDecoder.decodeRGBA(contentsOfFile: Fixtures.path("pngsuite/" + name))
+        let image = try PNGDecoder.decodeRGBA(contentsOfFile: fixtureFolder.path("pngsuite/" + name))
         #expect(image.width == ihdr.width)
         #expect(image.height == ihdr.height)
         #expect(image.pixels.count == ihdr.width * ihdr.height * 4)
@@ -48,7 +48,7 @@ struct PNGSuiteDecodeTests {
 
     @Test("isOpaque is only claimed when every decoded alpha is 255", arguments: validNames)
     func opacityClaimIsSound(name: String) throws {
-        let decoder = try PNGDecoder(contentsOfFile: Fixtures.path("pngsuite/" + name))
+        let decoder = try PNGDecoder(contentsOfFile: fixtureFolder.path("pngsuite/" + name))
         var allOpaque = true
         try decoder.readRows { _, row in
             for index in stride(from: 3, to: row.count, by: 4) where row[index] != 255 { allOpaque = false }
@@ -58,7 +58,7 @@ struct PNGSuiteDecodeTests {
 
     @Test("Compact rows are the RGBA8 pixels without the constant alpha (grey: one channel)", arguments: validNames)
     func compactRowsMatchRGBA(name: String) throws {
-        let path = Fixtures.path("pngsuite/" + name)
+        let path = fixtureFolder.path("pngsuite/" + name)
         let rgba = try PNGDecoder.decodeRGBA(contentsOfFile: path)
         let decoder = try PNGDecoder(file: InputFile(path: path), compactOpaqueRows: true)
         var compact = [UInt8]()
@@ -78,15 +78,15 @@ struct PNGSuiteDecodeTests {
         let expected = ["basn2c08.png": true, "basn3p08.png": true, "basn0g04.png": true, "basn6a08.png": false,
                         "basn4a08.png": false, "tbbn3p08.png": false, "tbrn2c08.png": false, "tbbn0g04.png": false]
         for (name, opaque) in expected {
-            #expect(try PNGDecoder(contentsOfFile: Fixtures.path("pngsuite/" + name)).isOpaque == opaque, "\(name)")
+            #expect(try PNGDecoder(contentsOfFile: fixtureFolder.path("pngsuite/" + name)).isOpaque == opaque, "\(name)")
         }
     }
 
     @Test("Row streaming and in-memory bytes give the same pixels as a whole-file decode", arguments: validNames)
     func rowsEqualWholeImage(name: String) throws {
-        let path = Fixtures.path("pngsuite/" + name)
+        let path = fixtureFolder.path("pngsuite/" + name)
         let whole = try PNGDecoder.decodeRGBA(contentsOfFile: path)
-        let fromBytes = try PNGDecoder.decodeRGBA(bytes: try Fixtures.bytes("pngsuite/" + name))
+        let fromBytes = try PNGDecoder.decodeRGBA(bytes: try fixtureFolder.bytes("pngsuite/" + name))
         #expect(fromBytes == whole)
 
         let decoder = try PNGDecoder(contentsOfFile: path)
@@ -106,8 +106,8 @@ struct PNGSuiteDecodeTests {
 
     @Test("Interlaced image equals its non-interlaced twin", arguments: interlacedTwins)
     func interlacedEqualsTwin(name: String) throws {
-        let interlaced = try PNGDecoder.decodeRGBA(contentsOfFile: Fixtures.path("pngsuite/" + name))
-        let plain = try PNGDecoder.decodeRGBA(contentsOfFile: Fixtures.path("pngsuite/" + Self.twin(of: name)))
+        let interlaced = try PNGDecoder.decodeRGBA(contentsOfFile: fixtureFolder.path("pngsuite/" + name))
+        let plain = try PNGDecoder.decodeRGBA(contentsOfFile: fixtureFolder.path("pngsuite/" + Self.twin(of: name)))
         #expect(interlaced.width == plain.width && interlaced.height == plain.height)
         if interlaced.pixels != plain.pixels {
             let index = zip(interlaced.pixels, plain.pixels).enumerated().first { $0.element.0 != $0.element.1 }?.offset ?? 0
@@ -117,7 +117,7 @@ struct PNGSuiteDecodeTests {
     }
 
     @Test func everyInterlacedBasicFileHasATwin() {
-        let basi = Fixtures.pngNames(in: "pngsuite").filter { $0.hasPrefix("basi") }
+        let basi = fixtureFolder.pngNames(in: "pngsuite").filter { $0.hasPrefix("basi") }
         #expect(basi.count == 15)
         #expect(Set(basi).isSubset(of: Set(Self.interlacedTwins)))
     }
@@ -125,7 +125,7 @@ struct PNGSuiteDecodeTests {
     struct Stop: Error, Equatable {}
 
     @Test func readRowsPassesWhatTheBodyThrowsThroughAndReadsOnce() throws {
-        let path = Fixtures.path("pngsuite/basn2c08.png")
+        let path = fixtureFolder.path("pngsuite/basn2c08.png")
         let decoder = try PNGDecoder(contentsOfFile: path)
         var seen = 0
         #expect(throws: Stop.self) {
@@ -138,7 +138,7 @@ struct PNGSuiteDecodeTests {
         let again = #expect(throws: PNGError.self) { try decoder.readRows { _, _ in } }
         #expect(again?.reason.isEmpty == false)
         // A fresh decoder of an interlaced file also stops at the body's error.
-        let interlaced = try PNGDecoder(contentsOfFile: Fixtures.path("pngsuite/basi2c08.png"))
+        let interlaced = try PNGDecoder(contentsOfFile: fixtureFolder.path("pngsuite/basi2c08.png"))
         #expect(throws: Stop.self) { try interlaced.readRows { _, _ in throw Stop() } }
     }
 

@@ -62,8 +62,8 @@ import Glibc
 
     @Test("Corrupt file's cause, on every route and source", arguments: corrupt)
     func corruptFileCause(file: Corrupt) throws {
-        let path = Fixtures.path("pngsuite/" + file.name)
-        let bytes = try Fixtures.bytes("pngsuite/" + file.name)
+        let path = fixtureFolder.path("pngsuite/" + file.name)
+        let bytes = try fixtureFolder.bytes("pngsuite/" + file.name)
         var causes: [String: PNGFailure?] = [:]
         for route in [PNGDecodeRoute.automatic, .libpngOnly] {
             causes["\(route) file"] = Self.cause { _ = try PNGDecoder.decodeRGBA(contentsOfFile: path, route: route) }
@@ -196,7 +196,7 @@ import Glibc
     /// A file cut short gives the same cause on both routes (the fast path declines
     /// it and libpng reads it), from a file and from memory.
     @Test func truncationIsTheSameCauseOnBothRoutes() throws {
-        let whole = try Fixtures.bytes("pngsuite/basn2c08.png")
+        let whole = try fixtureFolder.bytes("pngsuite/basn2c08.png")
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("failure-reasons-\(getpid())")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }

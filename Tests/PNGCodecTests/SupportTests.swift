@@ -56,7 +56,7 @@ struct SupportTests {
     }
 
     @Test func goldensAreComplete() {
-        let files = Fixtures.pngNames(in: "pngsuite")
+        let files = fixtureFolder.pngNames(in: "pngsuite")
         #expect(files.count == 176)
         #expect(Golden.all.count == files.count)
         #expect(Set(Golden.all.map(\.name)) == Set(files))

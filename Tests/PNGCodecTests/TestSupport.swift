@@ -12,27 +12,8 @@ import Glibc
 
 // MARK: - Fixtures
 
-enum Fixtures {
-    /// The copied `Fixtures` folder inside the test bundle.
-    static let root: URL = {
-        guard let url = Bundle.module.url(forResource: "Fixtures", withExtension: nil) else {
-            fatalError("Fixtures folder missing from the PNGCodecTests bundle")
-        }
-        return url
-    }()
-
-    static func path(_ relative: String) -> String { root.appendingPathComponent(relative).path }
-
-    /// The `.png` file names in a fixture sub-folder, sorted.
-    static func pngNames(in folder: String) -> [String] {
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: path(folder))) ?? []
-        return names.filter { $0.lowercased().hasSuffix(".png") }.sorted()
-    }
-
-    static func bytes(_ relative: String) throws -> [UInt8] {
-        [UInt8](try Data(contentsOf: root.appendingPathComponent(relative)))
-    }
-}
+/// This target's fixtures.
+let fixtureFolder = FixtureFolder(in: .module)
 
 /// One line of `Fixtures/goldens.txt` (see Fixtures/GOLDENS.md).
 struct Golden: Sendable {
@@ -49,7 +30,7 @@ struct Golden: Sendable {
     var mustReject: Bool { digest == nil }
 
     static let all: [Golden] = {
-        guard let text = try? String(contentsOfFile: Fixtures.path("goldens.txt"), encoding: .utf8) else {
+        guard let text = try? String(contentsOfFile: fixtureFolder.path("goldens.txt"), encoding: .utf8) else {
             return []
         }
         return text.split(separator: "\n").compactMap { line -> Golden? in
