@@ -72,12 +72,13 @@ public final class StreamingResampler {
     /// Samples are stored minus `sampleOffset`, as 16-bit lanes; one padding pixel follows
     /// the last slot so the vertical pass may read pixels two at a time.
     private let reducedRows: UnsafeMutableBufferPointer<SIMD4<Int16>>
-    /// The horizontal weights in pairs of taps (w_t, w_t+1 repeated four times; an odd last tap
-    /// pairs with 0), `horizontalPairCount` per target pixel.
+    /// The portable pass's horizontal weights in pairs of taps (w_t, w_t+1 repeated four times;
+    /// an odd last tap pairs with 0), `horizontalPairCount` per target pixel.
     private let horizontalWeightPairs: UnsafeMutableBufferPointer<SIMD8<Int16>>
     private let horizontalPairCount: Int
     /// For one target row: the reduced rows with a non-zero vertical weight (an even count,
-    /// padded with a weight 0), and those weights in pairs as in `horizontalWeightPairs`.
+    /// padded with a weight 0), and (portable pass) those weights in pairs as in
+    /// `horizontalWeightPairs`; their weights one a row are `verticalTapWeights`.
     private let verticalTapRows: UnsafeMutableBufferPointer<UnsafePointer<SIMD4<Int16>>>
     private let verticalWeightPairs: UnsafeMutableBufferPointer<SIMD8<Int16>>
     /// The vertical weights of target row `emittedRowCount`, and its first input.
@@ -148,8 +149,9 @@ public final class StreamingResampler {
         reducedRows.initialize(repeating: .zero)
         let tapCount = horizontal.filter.tapCount, pairCount = (tapCount + 1) / 2
         horizontalPairCount = pairCount
-        horizontalWeightPairs = .allocate(capacity: targetWidth * pairCount)
-        for x in 0..<targetWidth {
+        // Each pass's weight layout is made only for the code that runs it.
+        horizontalWeightPairs = .allocate(capacity: kernels == .portable ? targetWidth * pairCount : 0)
+        for x in 0..<(kernels == .portable ? targetWidth : 0) {
             for pair in 0..<pairCount {
                 let first = Int16(horizontal.filter.weights[x * tapCount + 2 * pair])
                 let second = 2 * pair + 1 < tapCount ? Int16(horizontal.filter.weights[x * tapCount + 2 * pair + 1]) : 0
@@ -481,23 +483,16 @@ public final class StreamingResampler {
     private func reduceVertically(firstInput: Int, weights rowWeights: UnsafeMutableBufferPointer<Int32>) {
         let tapCount = vertical.filter.tapCount, width = targetWidth
         var usedTaps = 0
-        var firstOfPair: Int16 = 0
         for tap in 0..<tapCount {
             let weight = Int16(rowWeights[tap])
             if weight == 0 { continue }
             verticalTapRows[usedTaps] = UnsafePointer(reducedRows.baseAddress! + width * ((firstInput + tap) % tapCount))
             verticalTapWeights[usedTaps] = weight
-            if usedTaps % 2 == 0 {
-                firstOfPair = weight
-            } else {
-                verticalWeightPairs[usedTaps / 2] = Self.weightPair(firstOfPair, weight)
-            }
             usedTaps += 1
         }
         if usedTaps % 2 == 1 {
             verticalTapRows[usedTaps] = verticalTapRows[usedTaps - 1]
             verticalTapWeights[usedTaps] = 0
-            verticalWeightPairs[usedTaps / 2] = Self.weightPair(firstOfPair, 0)
             usedTaps += 1
         }
         if kernels == .avx2 {
@@ -506,6 +501,9 @@ public final class StreamingResampler {
                 mrk_vertical_avx2(rows, verticalTapWeights.baseAddress!, usedTaps, width, Self.maxSample, targetRow.baseAddress!)
             }
             return
+        }
+        for pair in 0..<(usedTaps / 2) {
+            verticalWeightPairs[pair] = Self.weightPair(verticalTapWeights[2 * pair], verticalTapWeights[2 * pair + 1])
         }
         // Sums are in units of 1/255 of an 8-bit level, times 2^fractionBits: one rounded
         // division by 255 << fractionBits brings them to 8 bits, done exactly as a shift by
