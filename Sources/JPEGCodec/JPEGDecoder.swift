@@ -18,7 +18,7 @@ import Raster
 /// - Damage inside the image data (truncation, corrupt entropy-coded data) is not fatal:
 ///   libjpeg fills what is missing with grey and the rows still arrive; the first such
 ///   problem is `trailingProblem` once `nextRow()` returned nil.
-public final class JPEGDecoder: RowPulling {
+public final class JPEGDecoder: RowSource {
     /// The header as read before decoding (size, components, orientation).
     public let header: JPEGHeader
     /// The DCT scale chosen, in eighths (8 is full size).
@@ -156,4 +156,9 @@ enum LibJPEGMessage {
         // "Corrupt JPEG data: bad Huffman code" -> "corrupt JPEG data: bad Huffman code"
         return first.lowercased() + message.dropFirst()
     }
+}
+
+extension JPEGDecoder {
+    public var width: Int { outputWidth }
+    public var height: Int { outputHeight }
 }

@@ -75,7 +75,7 @@ public enum PNGDecodeRoute: Sendable, Hashable {
 /// Both give identical rows; every error reason comes from libpng (through CPNGBridge,
 /// which reads libpng's words into a `PNGFailure`).
 /// The size limit is checked from IHDR before any pixel memory is allocated.
-public final class PNGDecoder: RowPulling {
+public final class PNGDecoder: RowSource {
     /// The header as read from IHDR.
     public let header: PNGHeader
     /// True when the image has neither an alpha channel nor tRNS: every decoded alpha is 255.
@@ -289,6 +289,11 @@ public final class PNGDecoder: RowPulling {
     private static func error(_ bridge: OpaquePointer) -> PNGError {
         PNGError(PNGFailure(bridge: mpng_decoder_failure(bridge).pointee))
     }
+}
+
+extension PNGDecoder {
+    public var width: Int { header.width }
+    public var height: Int { header.height }
 }
 
 extension PNGHeader {

@@ -1,3 +1,5 @@
+import Raster
+
 /// A decoder that hands out its rows one at a time, top to bottom (`PNGDecoder`, `JPEGDecoder`):
 /// pull with `nextRow()`, or have every row pushed to a closure with `readRows`.
 public protocol RowPulling: AnyObject {
@@ -6,6 +8,18 @@ public protocol RowPulling: AnyObject {
     func nextRow() throws(PNGError) -> UnsafeBufferPointer<UInt8>?
     /// True once `nextRow()` was called.
     var rowsStarted: Bool { get }
+}
+
+/// A decoder as the picture painter and compare read it: rows of one pixel format, top to
+/// bottom, in the picture's stored orientation, at the decoder's output size (which may be a
+/// shrink-on-load scale of the stored size). Every format's decoder conforms.
+public protocol RowSource: RowPulling {
+    /// The width and height of the rows handed out.
+    var width: Int { get }
+    var height: Int { get }
+    var rowFormat: PixelFormat { get }
+    /// Damage found after the picture was complete (drawn, with a warning).
+    var trailingProblem: PNGError? { get }
 }
 
 extension RowPulling {

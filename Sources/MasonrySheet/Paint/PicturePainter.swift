@@ -108,21 +108,3 @@ struct PicturePainter {
         return .drawn
     }
 }
-
-/// A decoder as the picture painter uses it: rows of one format, top to bottom.
-protocol RowSource: RowPulling {
-    var width: Int { get }
-    var height: Int { get }
-    var rowFormat: PixelFormat { get }
-    var trailingProblem: PNGError? { get }
-}
-
-extension PNGDecoder: RowSource {
-    var width: Int { header.width }
-    var height: Int { header.height }
-}
-
-extension JPEGDecoder: RowSource {
-    var width: Int { outputWidth }
-    var height: Int { outputHeight }
-}
