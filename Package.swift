@@ -82,6 +82,9 @@ let package = Package(
         // Headless Chromium over the DevTools pipe, for gallery-page-bench and the browser tests.
         .target(name: "HeadlessChromium"),
 
+        // Every parser of outside bytes as a fuzz target: libFuzzer (scripts/fuzz.sh) and FuzzReplayTests call it.
+        .target(name: "FuzzTargets", dependencies: ["PNGCodec", "JPEGCodec"]),
+
         // Tests. TestSupport holds what several test targets share.
         .target(name: "TestSupport", dependencies: ["PNGCodec", "SeededRandom", "CZlib", "WorkerThreads"], path: "Tests/TestSupport"),
         .testTarget(name: "PNGCodecTests", dependencies: ["PNGCodec", "CPNGBridge", "CZlib", "Raster", "TestSupport"], resources: [.copy("Fixtures")]),
@@ -97,6 +100,7 @@ let package = Package(
         // Child process for ThumbnailCacheTests: a cache user with a file size limit, another uid, or in parallel.
         .executableTarget(name: "ThumbnailCacheProbe", dependencies: ["ThumbnailCache"], path: "Tests/ThumbnailCacheProbe"),
         .testTarget(name: "HostileInputTests", dependencies: ["PNGCodec", "MasonryLayout", "Raster", "MasonrySheet", "MasonryCommand", "TestSupport"]),
+        .testTarget(name: "FuzzReplayTests", dependencies: ["FuzzTargets"], exclude: ["CORPUS.md"], resources: [.copy("Corpus")]),
         .testTarget(name: "GalleryPageTests", dependencies: ["GalleryPage", "PNGCodec", "HeadlessChromium", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]

@@ -1,0 +1,13 @@
+/// Every fuzz target, by name. A new parser of outside bytes adds its target here (its file
+/// beside this one) and its seeds under `Tests/FuzzReplayTests/Corpus/<name>/`; see
+/// `Notes/fuzzing.md`.
+public enum FuzzTargets {
+    public static let all: [FuzzTarget] = [
+        .pngHeader,
+        .jpegHeader,
+    ]
+
+    public static func named(_ name: String) -> FuzzTarget? {
+        all.first { $0.name == name }
+    }
+}
