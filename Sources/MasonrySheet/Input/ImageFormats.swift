@@ -98,10 +98,15 @@ public enum ImageFormats {
     }
 
     /// "a PNG or JPEG", for the one-line reason of a file of no known format.
-    static let namesForMessages: String = {
-        let names = all.map(\.name)
-        return "a " + (names.count == 1 ? names[0] : names.dropLast().joined(separator: ", ") + " or " + names.last!)
-    }()
+    static var namesForMessages: String { "a " + nameList }
+
+    /// "PNG and JPEG" style lists of the table, for messages and `--help`.
+    public static let nameList = joined(all.map(\.name), "or")
+    public static let extensionList = joined(all.flatMap(\.folderExtensions).map { "*" + $0 }, "and")
+
+    private static func joined(_ words: [String], _ conjunction: String) -> String {
+        words.count < 2 ? words.joined() : words.dropLast().joined(separator: ", ") + " \(conjunction) " + words.last!
+    }
 
     /// Reads the header of an open file, refused when its stored size is over `limits`.
     static func header(of file: InputFile, limits: PNGLimits) throws(PNGError) -> (ImageFormat, SourceHeader) {
