@@ -15,3 +15,8 @@ out.mkdir(parents=True, exist_ok=True)
 picture = Image.open(root / "SampleImages/01-astronaut.png").convert("RGB").resize((48, 32), Image.LANCZOS)
 picture.save(out / "sample.png", optimize=True)
 picture.save(out / "sample.jpg", quality=90)
+picture.save(out / "sample.webp", quality=90, method=6)
+picture.quantize(colors=64, dither=Image.Dither.NONE).save(out / "sample.gif")
+picture.save(out / "sample.avif", quality=90)
+import pillow_heif
+pillow_heif.from_pillow(picture).save(out / "sample.heic", quality=90)
