@@ -135,6 +135,17 @@ public enum ImageFormats {
     }
 }
 
+extension ImageFormats {
+    /// Opens any file the table reads, by its signature, for a full-size decode (every stored
+    /// pixel, no shrink on load): what compare and the benchmark's decode floor read.
+    public static func fullSizeDecoder(for file: InputFile, limits: PNGLimits) throws(PNGError) -> (ImageFormat, any RowSource) {
+        let (format, header) = try header(of: file, limits: limits)
+        let rows = try decoder(for: file, format: format, expected: header, limits: limits,
+                               minimumWidth: header.width, minimumHeight: header.height)
+        return (format, rows)
+    }
+}
+
 extension SourceHeader {
     init(_ jpeg: JPEGHeader) {
         self.init(width: jpeg.width, height: jpeg.height, orientation: jpeg.orientation)
