@@ -66,10 +66,10 @@ public final class WebPDecoder: RowSource {
         mwebp_decoder_destroy(bridge)
     }
 
-    /// libwebp's decoder version as "major.minor.revision" (part of the thumbnail cache key).
-    public static let decoderVersion: String = {
+    /// The libwebp decoder that runs, e.g. "libwebp 1.2.4" (part of the thumbnail cache key).
+    public static let libraryVersion: String = {
         let version = Int(mwebp_decoder_version())
-        return "\(version >> 16).\((version >> 8) & 0xFF).\(version & 0xFF)"
+        return "libwebp \(version >> 16).\((version >> 8) & 0xFF).\(version & 0xFF)"
     }()
 
     /// The size a `width` × `height` still is decoded at: the smallest size with the stored

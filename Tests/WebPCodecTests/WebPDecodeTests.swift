@@ -90,8 +90,9 @@ import WebPCodec
         #expect(!WebPHeader.hasSignature([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13]))
     }
 
-    @Test func decoderVersionIsTheLinkedLibrarys() {
-        let parts = WebPDecoder.decoderVersion.split(separator: ".").compactMap { Int($0) }
+    @Test func libraryVersionIsTheLinkedLibrarys() {
+        #expect(WebPDecoder.libraryVersion.hasPrefix("libwebp "))
+        let parts = WebPDecoder.libraryVersion.dropFirst(8).split(separator: ".").compactMap { Int($0) }
         #expect(parts.count == 3 && parts[0] >= 1)
     }
 }
