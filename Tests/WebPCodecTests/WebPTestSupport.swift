@@ -68,14 +68,14 @@ func goldenPixels(_ path: String, channels: Int) throws -> [UInt8] {
 }
 
 
-/// What decoding `bytes` (written to a file) for a 32 × 32 tile ends in: the error thrown
-/// (nil when every row was read), the rows read, the trailing problem.
+/// What decoding `bytes` (written to a file) at full size ends in: the error thrown (nil when
+/// every row was read), the rows read, the trailing problem.
 func decodeOutcome(_ bytes: [UInt8], limits: PNGLimits = PNGLimits()) -> (error: PNGError?, rows: Int, trailing: PNGError?) {
     let folder = TemporaryFolder()
     let path = folder.file("hostile.webp")
     precondition(FileManager.default.createFile(atPath: path, contents: Data(bytes)), "cannot write \(path)")
     do {
-        let decoder = try openDecoder(path, minimum: 32, limits: limits)
+        let decoder = try openDecoder(path, limits: limits)
         var rows = 0
         try decoder.readRows { _, _ in rows += 1 }
         return (nil, rows, decoder.trailingProblem)
