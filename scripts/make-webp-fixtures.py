@@ -20,10 +20,14 @@ Goldens, all from Pillow's own decode (full size, first frame):
 - `NAME.tile.png` and `tiles.txt` (name, tile width, tile height): Pillow's tile as issue #22
   describes it: `ImageOps.exif_transpose`, Lanczos to the tile size (display orientation,
   height from SPEC's rounding rule), composited over white, RGB.
+
+It also writes the seeds of the `webp-header` and `webp-decode` fuzz targets
+(Tests/FuzzReplayTests/Corpus/): four of the fixtures and a 48x32 lossless one with alpha.
 """
 import hashlib
 import io
 import os
+import shutil
 import struct
 
 from PIL import Image, ImageCms, ImageOps
@@ -120,7 +124,9 @@ def main():
     balloon = balloon.resize((220, tile_height(220, *balloon.size)), Image.LANCZOS)
     cat = sample("13-chelsea-cat-palette.png").convert("RGB").crop((120, 40, 360, 200))   # 240x160, asymmetric
     astronaut = sample("01-astronaut.png").convert("RGB").resize((240, 240), Image.LANCZOS)
-    srgb = ImageCms.ImageCmsProfile(ImageCms.createProfile("sRGB")).tobytes()
+    srgb = bytearray(ImageCms.ImageCmsProfile(ImageCms.createProfile("sRGB")).tobytes())
+    srgb[24:36] = struct.pack(">6H", 2026, 1, 1, 0, 0, 0)   # the profile's creation date, fixed
+    srgb = bytes(srgb)
 
     # (name, bytes, tile width in display orientation)
     cases = [
@@ -169,6 +175,19 @@ def main():
     with open(os.path.join(OUT, "tiles.txt"), "w") as f:
         f.write("# name tileWidth tileHeight (display orientation), by scripts/make-webp-fixtures.py\n")
         f.write("\n".join(tiles) + "\n")
+
+    write_fuzz_seeds(astronaut)
+
+
+def write_fuzz_seeds(astronaut):
+    small = astronaut.resize((48, 32), Image.LANCZOS).convert("RGBA")
+    small.putalpha(Image.linear_gradient("L").resize((48, 32)))
+    for target in ("webp-header", "webp-decode"):
+        folder = os.path.join(ROOT, "Tests", "FuzzReplayTests", "Corpus", target)
+        os.makedirs(folder, exist_ok=True)
+        for name in ("coffee-lossy-q80", "cat-orientation-8", "balloon-lossy-alpha-q75", "animated-3-frames"):
+            shutil.copyfile(os.path.join(OUT, name + ".webp"), os.path.join(folder, name + ".webp"))
+        small.save(os.path.join(folder, "astronaut-48x32-lossless-alpha.webp"), lossless=True)
 
 
 if __name__ == "__main__":
