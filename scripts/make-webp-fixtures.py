@@ -22,7 +22,9 @@ Goldens, all from Pillow's own decode (full size, first frame):
   height from SPEC's rounding rule), composited over white, RGB.
 
 It also writes the seeds of the `webp-header` and `webp-decode` fuzz targets
-(Tests/FuzzReplayTests/Corpus/): four of the fixtures and a 48x32 lossless one with alpha.
+(Tests/FuzzReplayTests/Corpus/): four of the fixtures and a 48x32 lossless one with alpha;
+and copies six fixtures with their tile goldens to Tests/MasonrySheetTests/Fixtures/WebP/ for
+the sheet's end-to-end tile check.
 """
 import hashlib
 import io
@@ -177,6 +179,22 @@ def main():
         f.write("\n".join(tiles) + "\n")
 
     write_fuzz_seeds(astronaut)
+    write_sheet_fixtures(tiles)
+
+
+SHEET_FIXTURES = ("coffee-lossy-q80", "tux-lossless-alpha", "balloon-lossy-alpha-q75", "animated-3-frames",
+                  "cat-orientation-3", "cat-orientation-6")
+
+
+def write_sheet_fixtures(tiles):
+    folder = os.path.join(ROOT, "Tests", "MasonrySheetTests", "Fixtures", "WebP")
+    os.makedirs(folder, exist_ok=True)
+    for name in SHEET_FIXTURES:
+        for suffix in (".webp", ".tile.png"):
+            shutil.copyfile(os.path.join(OUT, name + suffix), os.path.join(folder, name + suffix))
+    with open(os.path.join(folder, "tiles.txt"), "w") as f:
+        f.write("# name tileWidth tileHeight (display orientation): Pillow's tiles, by scripts/make-webp-fixtures.py\n")
+        f.write("\n".join(line for line in tiles if line.split()[0] in SHEET_FIXTURES) + "\n")
 
 
 def write_fuzz_seeds(astronaut):
