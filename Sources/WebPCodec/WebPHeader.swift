@@ -239,9 +239,9 @@ struct Chunk {
     let whole: Range<Int>
     var payload: Range<Int> { whole.lowerBound + 8 ..< whole.upperBound }
     var size: Int { whole.count - 8 }
-    /// The FourCC with anything unprintable as "?", for messages.
+    /// The FourCC with anything but printable ASCII as "?" and trailing spaces dropped, for messages.
     var printableName: String {
-        var text = String(name.map { $0.isASCII && ($0 == " " || !$0.isWhitespace) ? $0 : "?" })
+        var text = String(String.UnicodeScalarView(name.unicodeScalars.map { (0x20...0x7E).contains($0.value) ? $0 : "?" }))
         while text.last == " " { text.removeLast() }
         return text
     }

@@ -173,6 +173,8 @@ import WebPCodec
         let payload = Array(Self.lossy[12...])
         #expect(Self.reason(WebPSurgery.riff([WebPSurgery.chunk("JUNK", [1, 2]), payload]))
                 == "malformed WebP file (first chunk is JUNK, not VP8, VP8L or VP8X)")
+        #expect(Self.reason(WebPSurgery.riff([[1, 0, 0x41, 0xFF, 2, 0, 0, 0, 1, 2], payload]))
+                == "malformed WebP file (first chunk is ??A?, not VP8, VP8L or VP8X)")
         #expect(Self.reason(WebPSurgery.riff([WebPSurgery.chunk("VP8X", [])]))
                 == "malformed WebP file (VP8X chunk of 0 bytes, not 10)")
         #expect(Self.reason(WebPSurgery.riff([WebPSurgery.chunk("VP8 ", [])])) == "corrupt VP8 data (frame header too short)")
