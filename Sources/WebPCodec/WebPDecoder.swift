@@ -15,7 +15,9 @@ import Raster
 /// - Memory: the stored size must pass `limits.refusal` before anything is allocated.
 ///   libwebp holds the output picture (at the output size) and the compressed bytes not yet
 ///   consumed; lossless pictures also hold their ARGB pixels at full size (the format's
-///   backward references need them).
+///   backward references need them). Those pictures must fit in `memoryBudget`, checked from
+///   the header, so a few-byte file claiming 13000×13000 (1.2 GB as lossless) is refused
+///   before libwebp allocates them.
 /// - Damage: corrupt or cut image data throws; damage after the picture (a cut EXIF chunk, a
 ///   RIFF size longer than the file) is `trailingProblem`.
 public final class WebPDecoder: RowSource {
@@ -34,10 +36,15 @@ public final class WebPDecoder: RowSource {
     /// A canvas row, for an animation frame smaller than the canvas (allocated on first use).
     private var canvasRow: UnsafeMutableBufferPointer<UInt8>?
 
+    /// What libwebp may hold for one picture by default (as `JPEGDecoder.defaultMemoryBudget`):
+    /// a full-size lossy RGB picture of about 89 megapixels, a lossless one of about 38.
+    public static let defaultMemoryBudget = 256 << 20
+
     /// Opens `file` for decoding to at least twice `minimumWidth` × `minimumHeight` (stored
     /// orientation; 0 × 0 gives the smallest size). Throws `PNGError` with a one-line reason
-    /// for a file that is not a readable WebP or is over the limits.
-    public init(file: InputFile, limits: PNGLimits, minimumWidth: Int, minimumHeight: Int) throws(PNGError) {
+    /// for a file that is not a readable WebP or is over the limits or `memoryBudget`.
+    public init(file: InputFile, limits: PNGLimits, minimumWidth: Int, minimumHeight: Int,
+                memoryBudget: Int = WebPDecoder.defaultMemoryBudget) throws(PNGError) {
         let header = try WebPHeader(file: file)
         if let refusal = limits.refusal(width: header.width, height: header.height) { throw refusal }
         let frame = header.firstFrame
@@ -46,6 +53,12 @@ public final class WebPDecoder: RowSource {
             ? (width: header.width, height: header.height)
             : Self.outputSize(width: header.width, height: header.height, minimumWidth: minimumWidth, minimumHeight: minimumHeight)
         let alpha = header.hasAlpha || !coversCanvas
+        // libwebp's output picture (the frame's, for an animation), and a lossless picture's ARGB pixels.
+        let held = (header.isAnimated ? frame.width * frame.height : output.width * output.height) * (alpha ? 4 : 3)
+            + (header.compression == .lossless ? frame.width * frame.height * 4 : 0)
+        guard held <= memoryBudget else {
+            throw PNGError(.limitExceeded, "image needs more decoding memory than the budget allows")
+        }
         let scale = !header.isAnimated && (output.width, output.height) != (frame.width, frame.height)
         guard let bridge = mwebp_decoder_create(file.descriptor, Int64(frame.bitstream.lowerBound), Int64(frame.bitstream.count),
                                                 Int32(scale ? output.width : frame.width),

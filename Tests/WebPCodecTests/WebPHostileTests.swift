@@ -59,6 +59,16 @@ import WebPCodec
                 == "image is 16383 px wide, over the 1000-pixel width limit")
         #expect(Self.reason(Self.tinyVP8L(width: 4097, height: 4097), limits: .init(maxPixels: 1 << 24, maxWidth: 1 << 14))
                 == "image is 4097×4097, over the 16777216-pixel limit")
+        // Within the pixel limit, but over libwebp's memory budget: a lossless picture holds its
+        // ARGB pixels whole, and a full-size lossy one its output; shrunk on load, it fits.
+        #expect(Self.reason(Self.tinyVP8L(width: 12000, height: 12000)) == "image needs more decoding memory than the budget allows")
+        #expect(Self.reason(Self.tinyVP8(width: 12000, height: 12000)) == "image needs more decoding memory than the budget allows")
+        let folder = TemporaryFolder()
+        let path = folder.file("tiny.webp")
+        #expect(FileManager.default.createFile(atPath: path, contents: Data(Self.tinyVP8(width: 12000, height: 12000))))
+        let shrunk = try openDecoder(path, minimum: 100)
+        #expect((shrunk.width, shrunk.height) == (200, 200))
+        #expect(throws: PNGError(.malformed, "corrupt VP8 image data")) { _ = try shrunk.nextRow() }
         // An animation whose canvas is 16777216² (2^48 pixels) around a 160×110 frame.
         let (anim, frame) = Self.animationChunks
         let huge = WebPSurgery.riff([WebPSurgery.vp8x(flags: 0x12, width: 1 << 24, height: 1 << 24), anim, frame])
