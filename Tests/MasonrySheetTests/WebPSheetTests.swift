@@ -76,15 +76,22 @@ import TestSupport
         #expect(byPath["in/disguised.png"]?["sourceWidth"] as? Int == 300)
     }
 
-    /// A damaged WebP is skipped with its one-line reason naming the file; the rest is drawn.
-    @Test func aDamagedWebPIsSkippedWithItsReason() throws {
+    /// Damaged and hostile WebPs are skipped with their one-line reasons naming the file; the
+    /// rest is drawn.
+    @Test func damagedWebPsAreSkippedWithTheirReasons() throws {
         let folder = TemporaryFolder()
         try Self.copy("coffee-lossy-q80.webp", to: folder.file("good.webp"))
         let bytes = try [UInt8](Data(contentsOf: Self.fixtures.appendingPathComponent("coffee-lossy-q80.webp")))
         try Data(bytes.prefix(3000)).write(to: URL(fileURLWithPath: folder.file("cut.webp")))
-        let run = try MasonryExecutable.run(["good.webp", "cut.webp", "-o", "s.png"], in: folder.path)
+        // 34 bytes: a VP8 key frame header claiming 16383×16383.
+        let huge: [UInt8] = Array("RIFF".utf8) + [26, 0, 0, 0] + Array("WEBPVP8 ".utf8) + [14, 0, 0, 0]
+            + [0x30, 0, 0, 0x9D, 0x01, 0x2A, 0xFF, 0x3F, 0xFF, 0x3F, 0, 0, 0, 0]
+        try Data(huge).write(to: URL(fileURLWithPath: folder.file("huge.webp")))
+        let run = try MasonryExecutable.run(["good.webp", "cut.webp", "huge.webp", "-o", "s.png"], in: folder.path)
         #expect(run.status == 0, "stderr: \(run.standardError)")
-        #expect(run.errorLines.first == "masonry: skipped cut.webp: truncated WebP file (3000 of \(bytes.count) bytes)")
+        #expect(run.errorLines.contains("masonry: skipped cut.webp: truncated WebP file (3000 of \(bytes.count) bytes)"), "\(run.standardError)")
+        #expect(run.errorLines.contains("masonry: skipped huge.webp: image is 16383×16383, over the 178956970-pixel limit"),
+                "\(run.standardError)")
         #expect(run.errorLines.last?.contains("1 image") == true, "\(run.standardError)")
     }
 }
