@@ -61,9 +61,7 @@ public final class WebPDecoder: RowSource {
         }
         let scale = !header.isAnimated && (output.width, output.height) != (frame.width, frame.height)
         guard let bridge = mwebp_decoder_create(file.descriptor, Int64(frame.bitstream.lowerBound), Int64(frame.bitstream.count),
-                                                Int32(scale ? output.width : frame.width),
-                                                Int32(scale ? output.height : frame.height),
-                                                scale ? 1 : 0, alpha ? 1 : 0) else {
+                                                Int32(output.width), Int32(output.height), scale ? 1 : 0, alpha ? 1 : 0) else {
             throw PNGError(.outOfMemory)
         }
         self.bridge = bridge

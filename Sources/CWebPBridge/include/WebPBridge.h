@@ -26,9 +26,9 @@ typedef struct mwebp_decoder mwebp_decoder;
 
 /// An incremental decoder of the bitstream at [start, start + length) of the
 /// open descriptor fd (not closed): a "VP8 " or "VP8L" chunk, optionally led
-/// by an "ALPH" chunk. Rows are output_width * output_height, RGBA with
-/// straight alpha when `alpha` is non-zero, else RGB; when the output size
-/// differs from the stored size libwebp scales while decoding. NULL when out
+/// by an "ALPH" chunk. Rows are RGBA with straight alpha when `alpha` is
+/// non-zero, else RGB; the picture's stored size, or, when `scale` is non-zero,
+/// output_width * output_height (libwebp scales while decoding). NULL when out
 /// of memory.
 mwebp_decoder *mwebp_decoder_create(int fd, int64_t start, int64_t length,
                                     int output_width, int output_height, int scale, int alpha);
