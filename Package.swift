@@ -17,6 +17,7 @@ let package = Package(
         .executable(name: "masonry-bench", targets: ["masonry-bench"]),
         .library(name: "PNGCodec", targets: ["PNGCodec"]),
         .library(name: "JPEGCodec", targets: ["JPEGCodec"]),
+        .library(name: "GIFCodec", targets: ["GIFCodec"]),
         .library(name: "MasonryLayout", targets: ["MasonryLayout"]),
         .library(name: "Raster", targets: ["Raster"]),
         .library(name: "MasonrySheet", targets: ["MasonrySheet"]),
@@ -64,6 +65,12 @@ let package = Package(
         // The only code that calls libjpeg: owns every setjmp.
         .target(name: "CJPEGBridge", dependencies: ["CLibJPEG"]),
         .target(name: "JPEGCodec", dependencies: ["CJPEGBridge", "PNGCodec", "Raster"]),
+        // giflib from Debian (libgif-dev); it ships no pkg-config file, so the module map links `gif`.
+        .systemLibrary(name: "CLibGIF", providers: [.apt(["libgif-dev"])]),
+        // The only code that calls giflib: reads through pread, keeps giflib's error text. C code
+        // includes gif_lib.h without the module, so the module map's `link` needs repeating here.
+        .target(name: "CGIFBridge", dependencies: ["CLibGIF"], linkerSettings: [.linkedLibrary("gif")]),
+        .target(name: "GIFCodec", dependencies: ["CGIFBridge", "PNGCodec", "Raster"]),
         .target(name: "MasonryLayout"),
         .target(name: "Raster", dependencies: ["CRasterKernels"], swiftSettings: rasterSettings),
         // Raster's hot loops in AVX2, chosen at run time (same integers as Raster's Swift code).
@@ -83,7 +90,7 @@ let package = Package(
         .target(name: "HeadlessChromium"),
 
         // Every parser of outside bytes as a fuzz target: libFuzzer (scripts/fuzz.sh) and FuzzReplayTests call it.
-        .target(name: "FuzzTargets", dependencies: ["PNGCodec", "JPEGCodec"]),
+        .target(name: "FuzzTargets", dependencies: ["PNGCodec", "JPEGCodec", "GIFCodec"]),
 
         // Tests. TestSupport holds what several test targets share.
         .target(name: "TestSupport", dependencies: ["PNGCodec", "SeededRandom", "CZlib", "WorkerThreads"], path: "Tests/TestSupport"),
@@ -92,6 +99,7 @@ let package = Package(
         .testTarget(name: "WorkerThreadsTests", dependencies: ["WorkerThreads"]),
         .testTarget(name: "MasonryLayoutTests", dependencies: ["MasonryLayout", "TestSupport"]),
         .testTarget(name: "JPEGCodecTests", dependencies: ["JPEGCodec", "PNGCodec", "Raster", "TestSupport"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "GIFCodecTests", dependencies: ["GIFCodec", "PNGCodec", "Raster", "TestSupport"], resources: [.copy("Fixtures")]),
         .testTarget(name: "RasterTests", dependencies: ["Raster", "TestSupport"], resources: [.copy("Fixtures")]),
         .testTarget(name: "MasonrySheetTests", dependencies: ["MasonrySheet", "MasonryCommand", "MasonryLayout", "BitmapText", "PNGCodec", "Raster", "TestSupport"]),
         .testTarget(name: "BitmapTextTests", dependencies: ["BitmapText", "MasonrySheet", "PNGCodec", "Raster", "TestSupport"], resources: [.copy("Fixtures")]),
