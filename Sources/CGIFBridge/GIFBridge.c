@@ -44,6 +44,11 @@ static int read_input(GifFileType *gif, GifByteType *buffer, int count) {
     return total;
 }
 
+#define MGIF_STRING(x) #x
+#define MGIF_VERSION(major, minor, release) MGIF_STRING(major) "." MGIF_STRING(minor) "." MGIF_STRING(release)
+
+const char *mgif_library_version(void) { return MGIF_VERSION(GIFLIB_MAJOR, GIFLIB_MINOR, GIFLIB_RELEASE); }
+
 mgif_decoder *mgif_decoder_create_fd(int fd) {
     mgif_decoder *d = calloc(1, sizeof *d);
     if (d == NULL) return NULL;

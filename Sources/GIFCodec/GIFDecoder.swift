@@ -23,6 +23,9 @@ import Raster
 ///   (`.rgb8`, damage the header walk could not see); `trailingProblem` says what was wrong.
 ///   A user who opens such a file in a browser sees what arrived, and so does the sheet.
 public final class GIFDecoder: RowSource {
+    /// The library that decodes GIFs in this process ("giflib 5.2.1").
+    public static let libraryVersion = "giflib \(String(cString: mgif_library_version()))"
+
     /// The header read before decoding.
     public let header: GIFHeader
     /// The canvas size (`header.width` × `header.height`).

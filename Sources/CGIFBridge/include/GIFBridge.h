@@ -40,6 +40,10 @@ typedef struct {
 
 typedef struct mgif_decoder mgif_decoder;
 
+/// The giflib this bridge was built against, "MAJOR.MINOR.RELEASE" (giflib has no run-time
+/// version call; Debian rebuilds the bridge with the library).
+const char *mgif_library_version(void);
+
 /// A decoder reading an open file descriptor from offset 0 with pread (the descriptor is
 /// not closed). NULL without memory.
 mgif_decoder *mgif_decoder_create_fd(int fd);

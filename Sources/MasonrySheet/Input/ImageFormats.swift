@@ -1,3 +1,4 @@
+import GIFCodec
 import JPEGCodec
 import PNGCodec
 import Raster
@@ -80,8 +81,19 @@ public enum ImageFormats {
             return (SourceHeader(decoder.header), decoder)
         })
 
+    /// GIF: the first frame on its canvas (the logical screen grown to hold it); the header
+    /// walk counts the frames. No shrink on load.
+    static let gif = ImageFormat(
+        name: "GIF", folderExtensions: [".gif"], decoderVersion: GIFDecoder.libraryVersion,
+        matches: { prefix in GIFHeader.hasSignature(prefix) },
+        readHeader: { file throws(PNGError) in SourceHeader(try GIFHeader(file: file)) },
+        openDecoder: { file, limits, _, _ throws(PNGError) in
+            let decoder = try GIFDecoder(file: file, limits: limits)
+            return (SourceHeader(decoder.header), decoder)
+        })
+
     /// Every format, in the order their signatures are tried.
-    public static let all: [ImageFormat] = [png, jpeg]
+    public static let all: [ImageFormat] = [png, jpeg, gif]
 
     /// Every extension a folder scan picks up.
     static let folderExtensions: [[UInt8]] = all.flatMap(\.folderExtensions).map { Array($0.utf8) }
@@ -149,5 +161,9 @@ extension ImageFormats {
 extension SourceHeader {
     init(_ jpeg: JPEGHeader) {
         self.init(width: jpeg.width, height: jpeg.height, orientation: jpeg.orientation)
+    }
+
+    init(_ gif: GIFHeader) {
+        self.init(width: gif.width, height: gif.height, frameCount: gif.frameCount)
     }
 }
