@@ -1,8 +1,5 @@
 import PNGCodec
 import Raster
-#if canImport(Glibc)
-@preconcurrency import Glibc
-#endif
 
 /// What a sheet needs to know about a GIF before decoding it: the canvas the first frame is
 /// drawn on, that frame's place, and how many frames the file holds.
@@ -56,19 +53,8 @@ public struct GIFHeader: Sendable, Hashable {
 
     /// Reads the header of an open file with positioned reads (the descriptor's offset is not used).
     public init(file: InputFile) throws(PNGError) {
-        let descriptor = file.descriptor
         var reader = BlockReader(size: file.size) { offset, buffer throws(PNGError) in
-            var total = 0
-            while total < buffer.count {
-                let got = pread(descriptor, buffer.baseAddress! + total, buffer.count - total, off_t(offset + total))
-                if got < 0 {
-                    if errno == EINTR { continue }
-                    throw PNGError(.readFailed(errno: errno))
-                }
-                if got == 0 { break }
-                total += got
-            }
-            return total
+            try file.read(at: offset, into: UnsafeMutableRawBufferPointer(buffer))
         }
         try self.init(reader: &reader)
     }
