@@ -179,12 +179,21 @@ public final class GIFDecoder: RowSource {
 
     private func paint(_ line: UnsafeBufferPointer<UInt8>) {
         let channels = rowFormat.bytesPerPixel
-        colors.withUnsafeBufferPointer { colors in
-            var target = frame.left * channels
-            for index in line {
-                let color = Int(index) * 4
-                for channel in 0..<channels { row[target + channel] = colors[color + channel] }
-                target += channels
+        colors.withUnsafeBytes { colors in
+            let table = colors.bindMemory(to: UInt32.self)
+            var target = UnsafeMutableRawPointer(row.baseAddress! + frame.left * channels)
+            if channels == 4 {
+                for index in line {
+                    target.storeBytes(of: table[Int(index)], as: UInt32.self)
+                    target += 4
+                }
+            } else {
+                // Three bytes a pixel: the colour's RGB without its alpha.
+                for index in line {
+                    let color = colors.baseAddress! + Int(index) * 4
+                    target.copyMemory(from: color, byteCount: 3)
+                    target += 3
+                }
             }
         }
     }
