@@ -136,9 +136,10 @@ public struct GIFHeader: Sendable, Hashable {
                     guard frame.width > 0, frame.height > 0 else {
                         throw PNGError(.malformed, "first GIF frame is \(frame.width)×\(frame.height)")
                     }
-                    // giflib decodes code sizes up to 8 (the format allows 2...8; 1 works in
-                    // Pillow and giflib alike); 0 or more would be another format's data.
-                    guard (1...8).contains(codeSize) else {
+                    // The format allows 2...8. giflib widens its codes at a different point
+                    // than Pillow and Chromium for code size 1, so such a frame would come out
+                    // garbled: refused, as 0 and more than 8 are.
+                    guard (2...8).contains(codeSize) else {
                         throw PNGError(.malformed, "bad LZW code size \(codeSize) in the first GIF frame")
                     }
                     first = frame

@@ -120,7 +120,7 @@ import Testing
         #expect(outcome.error == nil && outcome.trailing == PNGError(.truncatedImageData))
     }
 
-    @Test(arguments: [0, 9, 12, 255])
+    @Test(arguments: [0, 1, 9, 12, 255])
     func badLZWCodeSize(_ codeSize: Int) {
         var bytes = Self.opaque.bytes
         bytes[13 + 12 + 10] = UInt8(codeSize)
