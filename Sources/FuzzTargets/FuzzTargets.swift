@@ -7,6 +7,8 @@ public enum FuzzTargets {
         .jpegHeader,
         .webpHeader,
         .webpDecode,
+        .gifHeader,
+        .gifDecode,
     ]
 
     public static func named(_ name: String) -> FuzzTarget? {

@@ -1,3 +1,4 @@
+import GIFCodec
 import JPEGCodec
 import PNGCodec
 import Raster
@@ -90,8 +91,19 @@ public enum ImageFormats {
             return (SourceHeader(decoder.header), decoder)
         })
 
+    /// GIF: the first frame on its canvas (the logical screen grown to hold it); the header
+    /// walk counts the frames. No shrink on load.
+    static let gif = ImageFormat(
+        name: "GIF", folderExtensions: [".gif"], decoderVersion: GIFDecoder.libraryVersion,
+        matches: { prefix in GIFHeader.hasSignature(prefix) },
+        readHeader: { file throws(PNGError) in SourceHeader(try GIFHeader(file: file)) },
+        openDecoder: { file, limits, _, _ throws(PNGError) in
+            let decoder = try GIFDecoder(file: file, limits: limits)
+            return (SourceHeader(decoder.header), decoder)
+        })
+
     /// Every format, in the order their signatures are tried.
-    public static let all: [ImageFormat] = [png, jpeg, webp]
+    public static let all: [ImageFormat] = [png, jpeg, webp, gif]
 
     /// Every extension a folder scan picks up.
     static let folderExtensions: [[UInt8]] = all.flatMap(\.folderExtensions).map { Array($0.utf8) }
@@ -160,9 +172,11 @@ extension SourceHeader {
     init(_ jpeg: JPEGHeader) {
         self.init(width: jpeg.width, height: jpeg.height, orientation: jpeg.orientation)
     }
-}
 
-extension SourceHeader {
+    init(_ gif: GIFHeader) {
+        self.init(width: gif.width, height: gif.height, frameCount: gif.frameCount)
+    }
+
     init(_ webp: WebPHeader) {
         self.init(width: webp.width, height: webp.height, orientation: webp.orientation, frameCount: webp.frameCount)
     }
