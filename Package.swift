@@ -17,6 +17,7 @@ let package = Package(
         .executable(name: "masonry-bench", targets: ["masonry-bench"]),
         .library(name: "PNGCodec", targets: ["PNGCodec"]),
         .library(name: "JPEGCodec", targets: ["JPEGCodec"]),
+        .library(name: "HEIFCodec", targets: ["HEIFCodec"]),
         .library(name: "MasonryLayout", targets: ["MasonryLayout"]),
         .library(name: "Raster", targets: ["Raster"]),
         .library(name: "MasonrySheet", targets: ["MasonrySheet"]),
@@ -64,6 +65,16 @@ let package = Package(
         // The only code that calls libjpeg: owns every setjmp.
         .target(name: "CJPEGBridge", dependencies: ["CLibJPEG"]),
         .target(name: "JPEGCodec", dependencies: ["CJPEGBridge", "PNGCodec", "Raster"]),
+        // libheif from Debian (libheif-dev 1.15: libde265 for HEVC, dav1d and aom for AV1).
+        .systemLibrary(
+            name: "CLibHeif",
+            pkgConfig: "libheif",
+            providers: [.apt(["libheif-dev"])]
+        ),
+        // The only code that calls libheif: copies its error messages, reads through pread.
+        .target(name: "CHEIFBridge", dependencies: ["CLibHeif"]),
+        // HEIC/HEIF and AVIF: Masonry's own box parser (HEIFHeader) in front of libheif.
+        .target(name: "HEIFCodec", dependencies: ["CHEIFBridge", "PNGCodec", "Raster"]),
         .target(name: "MasonryLayout"),
         .target(name: "Raster", dependencies: ["CRasterKernels"], swiftSettings: rasterSettings),
         // Raster's hot loops in AVX2, chosen at run time (same integers as Raster's Swift code).
@@ -83,7 +94,7 @@ let package = Package(
         .target(name: "HeadlessChromium"),
 
         // Every parser of outside bytes as a fuzz target: libFuzzer (scripts/fuzz.sh) and FuzzReplayTests call it.
-        .target(name: "FuzzTargets", dependencies: ["PNGCodec", "JPEGCodec"]),
+        .target(name: "FuzzTargets", dependencies: ["PNGCodec", "JPEGCodec", "HEIFCodec"]),
 
         // Tests. TestSupport holds what several test targets share.
         .target(name: "TestSupport", dependencies: ["PNGCodec", "SeededRandom", "CZlib", "WorkerThreads"], path: "Tests/TestSupport"),
@@ -92,6 +103,7 @@ let package = Package(
         .testTarget(name: "WorkerThreadsTests", dependencies: ["WorkerThreads"]),
         .testTarget(name: "MasonryLayoutTests", dependencies: ["MasonryLayout", "TestSupport"]),
         .testTarget(name: "JPEGCodecTests", dependencies: ["JPEGCodec", "PNGCodec", "Raster", "TestSupport"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "HEIFCodecTests", dependencies: ["HEIFCodec", "PNGCodec", "Raster", "TestSupport"], resources: [.copy("Fixtures")]),
         .testTarget(name: "RasterTests", dependencies: ["Raster", "TestSupport"], resources: [.copy("Fixtures")]),
         .testTarget(name: "MasonrySheetTests", dependencies: ["MasonrySheet", "MasonryCommand", "MasonryLayout", "BitmapText", "PNGCodec", "Raster", "TestSupport"]),
         .testTarget(name: "BitmapTextTests", dependencies: ["BitmapText", "MasonrySheet", "PNGCodec", "Raster", "TestSupport"], resources: [.copy("Fixtures")]),
