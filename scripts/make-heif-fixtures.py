@@ -15,7 +15,7 @@ What it writes:
   them, which must be ignored), a 2×2 grid of separately encoded tiles, and the hostile files of
   issue #22 item 6 (huge `ispe`, a 16384×16384 AVIF grid of one repeated tile, grids referring to
   themselves or to each other, missing items, lying box lengths, absurd counts);
-- `<name>.golden.png`: the reference decode, full size, transformations applied: pillow-heif
+- `<name>.<heic|avif>.golden.png`: the reference decode, full size, transformations applied: pillow-heif
   (libheif 1.23 + libde265) for HEIC, Pillow's AVIF plugin (libavif + dav1d) for AVIF;
 - `cases.txt`: one line per good fixture: name, displayed width and height, bit depth, alpha
   (0/1), and the reference decoder.
@@ -246,7 +246,7 @@ CASES = []
 
 
 def golden(path, name):
-    """The reference decode of `path`, full size, transformations applied, as name.golden.png;
+    """The reference decode of `path`, full size, transformations applied, as <name>.golden.png;
     10- and 12-bit samples scaled to 8 bits as the decoder must: (v * 255 + max / 2) / max."""
     if path.endswith(".avif"):
         image, reference = Image.open(path), "pillow-avif"
@@ -273,8 +273,7 @@ def golden(path, name):
 
 
 def add_case(path, bits):
-    name = os.path.splitext(os.path.basename(path))[0]
-    (width, height), has_alpha, reference = golden(path, name)
+    (width, height), has_alpha, reference = golden(path, os.path.basename(path))
     CASES.append(f"{os.path.basename(path)} {width} {height} {bits} {int(has_alpha)} {reference}")
 
 

@@ -22,7 +22,7 @@ struct HEIFCase: Sendable, CustomTestStringConvertible {
     let reference: String
 
     var path: String { fixtureFolder.path(file) }
-    var goldenPath: String { fixtureFolder.path(String(file.split(separator: ".")[0]) + ".golden.png") }
+    var goldenPath: String { fixtureFolder.path(file + ".golden.png") }
     var testDescription: String { file }
 }
 
