@@ -26,8 +26,12 @@ struct mheif_decoder {
 
 const char *mheif_version(void) { return heif_get_version(); }
 
-int mheif_has_decoder(int av1) {
-    return heif_have_decoder_for_format(av1 ? heif_compression_AV1 : heif_compression_HEVC);
+const char *mheif_decoder_name(int av1) {
+    enum heif_compression_format format = av1 ? heif_compression_AV1 : heif_compression_HEVC;
+    if (!heif_have_decoder_for_format(format)) return NULL;
+    const struct heif_decoder_descriptor *first = NULL;
+    if (heif_get_decoder_descriptors(format, &first, 1) < 1 || !first) return NULL;
+    return heif_decoder_descriptor_get_name(first);
 }
 
 // MARK: The reader over pread

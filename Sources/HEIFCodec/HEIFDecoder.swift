@@ -33,8 +33,12 @@ public final class HEIFDecoder: RowSource {
     private let file: InputFile
     private var cursor: RowCursor
 
-    /// The run-time libheif version ("1.15.1").
-    public static var libraryVersion: String { String(cString: mheif_version()) }
+    /// The run-time libheif version and the decoder it uses for `format`, for cache keys:
+    /// "libheif 1.15.1, libde265 HEVC decoder, version 1.0.11".
+    public static func libraryVersion(for format: HEIFFormat) -> String {
+        let decoder = mheif_decoder_name(format == .avif ? 1 : 0).map { String(cString: $0) } ?? "no decoder"
+        return "libheif \(String(cString: mheif_version())), \(decoder)"
+    }
 
     /// Opens `file` and decodes it to at least twice `minimumWidth` × `minimumHeight` (0 × 0:
     /// the smallest thumbnail that can stand in, if any). Throws `PNGError` with a one-line
@@ -44,7 +48,7 @@ public final class HEIFDecoder: RowSource {
         for size in header.decodedSizes {
             if let refusal = limits.refusal(width: size.width, height: size.height) { throw refusal }
         }
-        guard mheif_has_decoder(header.format == .avif ? 1 : 0) != 0 else {
+        guard mheif_decoder_name(header.format == .avif ? 1 : 0) != nil else {
             throw PNGError(.unsupported, "this libheif has no \(header.format == .avif ? "AV1" : "HEVC") decoder")
         }
         let thumbnail = header.thumbnail(minimumWidth: minimumWidth, minimumHeight: minimumHeight)

@@ -149,8 +149,10 @@ public struct HEIFHeader: Sendable, Hashable {
             boxCount += 1
             guard boxCount <= Self.maxTopLevelBoxes else { throw malformedHEIF("more than \(Self.maxTopLevelBoxes) top-level boxes") }
             let header = try read(offset, 16)
+            if boxCount == 1 && (header.count < 8 || fourCC(header[4..<8]) != "ftyp") {
+                throw PNGError(.malformed, "not a HEIF file (no ftyp box first)")
+            }
             let box = try parseBoxHeader(header[...], at: offset, limit: size, zeroSizeAllowed: true, parentName: "the file")
-            if boxCount == 1 && box.type != "ftyp" { throw PNGError(.malformed, "not a HEIF file (no ftyp box first)") }
             switch box.type {
             case "ftyp":
                 guard brands == nil else { throw malformedHEIF("more than one 'ftyp' box") }

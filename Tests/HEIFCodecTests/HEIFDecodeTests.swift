@@ -63,7 +63,10 @@ import Testing
         #expect(throws: PNGError(.rowsAlreadyRead)) { try decoder.readRows { _, _ in } }
     }
 
-    @Test func versionIsLibheifs() {
-        #expect(HEIFDecoder.libraryVersion.hasPrefix("1."))
+    @Test func versionNamesLibheifAndItsDecoder() {
+        let heif = HEIFDecoder.libraryVersion(for: .heif), avif = HEIFDecoder.libraryVersion(for: .avif)
+        TestLog.verbose("\(heif) | \(avif)")
+        #expect(heif.hasPrefix("libheif 1.") && heif.contains("libde265"))
+        #expect(avif.hasPrefix("libheif 1.") && (avif.contains("dav1d") || avif.contains("AOM")))
     }
 }

@@ -33,8 +33,9 @@ typedef struct mheif_decoder mheif_decoder;
 
 /// libheif's run-time version ("1.15.1").
 const char *mheif_version(void);
-/// 1 when this libheif build has a decoder for HEVC (`av1` 0) or AV1 (`av1` 1).
-int mheif_has_decoder(int av1);
+/// The name of the decoder libheif uses for HEVC (`av1` 0) or AV1 (`av1` 1), with its
+/// version ("libde265 HEVC decoder, version 1.0.11"), or NULL when this build has none.
+const char *mheif_decoder_name(int av1);
 
 /// A decoder reading `file_size` bytes of the open descriptor `fd` with pread (the descriptor
 /// is not closed). libheif refuses images with a side of `max_side` or more and decodes grid

@@ -1,3 +1,4 @@
+import HEIFCodec
 import JPEGCodec
 import PNGCodec
 import Raster
@@ -80,8 +81,25 @@ public enum ImageFormats {
             return (SourceHeader(decoder.header), decoder)
         })
 
+    /// HEIC/HEIF and AVIF share one decoder (libheif) and one header reader; the brands of
+    /// `ftyp` tell them apart. libheif applies `irot`/`imir`/`clap`, so the header's size is the
+    /// displayed one and the orientation `.up`.
+    static let heif = heifFamily(.heif, name: "HEIF", folderExtensions: [".heic", ".heif", ".hif"])
+    static let avif = heifFamily(.avif, name: "AVIF", folderExtensions: [".avif"])
+
+    private static func heifFamily(_ family: HEIFFormat, name: String, folderExtensions: [String]) -> ImageFormat {
+        ImageFormat(
+            name: name, folderExtensions: folderExtensions, decoderVersion: HEIFDecoder.libraryVersion(for: family),
+            matches: { prefix in HEIFHeader.format(prefix: prefix) == family },
+            readHeader: { file throws(PNGError) in SourceHeader(try HEIFHeader(file: file)) },
+            openDecoder: { file, limits, minimumWidth, minimumHeight throws(PNGError) in
+                let decoder = try HEIFDecoder(file: file, limits: limits, minimumWidth: minimumWidth, minimumHeight: minimumHeight)
+                return (SourceHeader(decoder.header), decoder)
+            })
+    }
+
     /// Every format, in the order their signatures are tried.
-    public static let all: [ImageFormat] = [png, jpeg]
+    public static let all: [ImageFormat] = [png, jpeg, heif, avif]
 
     /// Every extension a folder scan picks up.
     static let folderExtensions: [[UInt8]] = all.flatMap(\.folderExtensions).map { Array($0.utf8) }
@@ -149,5 +167,9 @@ extension ImageFormats {
 extension SourceHeader {
     init(_ jpeg: JPEGHeader) {
         self.init(width: jpeg.width, height: jpeg.height, orientation: jpeg.orientation)
+    }
+
+    init(_ heif: HEIFHeader) {
+        self.init(width: heif.width, height: heif.height, orientation: heif.orientation, frameCount: heif.frameCount)
     }
 }
