@@ -18,7 +18,9 @@ What it writes:
 - `<name>.<heic|avif>.golden.png`: the reference decode, full size, transformations applied: pillow-heif
   (libheif 1.23 + libde265) for HEIC, Pillow's AVIF plugin (libavif + dav1d) for AVIF;
 - `cases.txt`: one line per good fixture: name, displayed width and height, bit depth, alpha
-  (0/1), and the reference decoder.
+  (0/1), and the reference decoder;
+- in Tests/MasonrySheetTests/Fixtures/HEIF/: copies of some fixtures, and their tiles as the
+  issue's 35 dB check wants them (`tiles.txt`, `<fixture>.<width>.tile.png`).
 
 The output is deterministic for fixed tool versions (x265 and aom encode the same bytes again).
 """
@@ -342,7 +344,7 @@ def good_fixtures():
 
     # A photo with a 320-pixel thumbnail, as iPhones store them.
     bus = source_png("bus", "SampleImages/14-bus.png", (800, 418))
-    add_case(heif_enc(bus, "bus-thumbnail", "-q", "30", "-t", "320"), 8)
+    add_case(heif_enc(bus, "bus-thumbnail", "-t", "320"), 8)
 
     with open(os.path.join(OUT, "cases.txt"), "w") as out:
         out.write("# name width height bits alpha reference: written by scripts/make-heif-fixtures.py\n")
@@ -429,10 +431,65 @@ def hostile_fixtures(heic8, tiles):
     open(os.path.join(HOSTILE, "truncated-in-data.heic"), "wb").write(bytes(cut))
 
 
+SHEET = os.path.join(ROOT, "Tests", "MasonrySheetTests", "Fixtures", "HEIF")
+# (fixture, tile width): the bus photo's 320×166 thumbnail serves the 150 px tile (twice the
+# tile fits in it), the 200 px tile is drawn from the primary image.
+TILES = [("cat-irot90-imir0.heic", 90), ("cat-clap.heic", 150), ("cat-grid.heic", 120), ("coffee-10bit.heic", 150),
+         ("dice-alpha.heic", 100), ("astronaut-8bit.avif", 120), ("coffee-10bit.avif", 150), ("dice-alpha.avif", 100),
+         ("bus-thumbnail.heic", 150), ("bus-thumbnail.heic", 200)]
+
+
+def thumbnail_used(name, tile_width, tile_height):
+    """Whether Masonry decodes the file's thumbnail for this tile (HEIFDecoder's rule: at least
+    twice the tile; pillow-heif's decode of it is then the reference)."""
+    if not name.endswith(".heic"):
+        return None
+    heif = pillow_heif.open_heif(os.path.join(OUT, name))
+    for index in range(len(heif.info.get("thumbnails", []))):
+        thumbnail = heif[0].get_thumbnail(index)
+        width, height = thumbnail.size
+        if width >= 2 * tile_width and height >= 2 * tile_height:
+            return thumbnail.to_pillow()
+    return None
+
+
+def reference_tile(full, tile_width, tile_height, path):
+    tile = full.convert("RGBA").resize((tile_width, tile_height), Image.LANCZOS)
+    white = Image.new("RGBA", tile.size, (255, 255, 255, 255))
+    Image.alpha_composite(white, tile).convert("RGB").save(path)
+
+
+def tile_goldens():
+    """The issue's 35 dB tile check: the reference's decode of the picture Masonry decodes (the
+    primary image, or the thumbnail that stands in), Lanczos to the tile the layout gives (height
+    rounded half up), composited over white; for a thumbnail also the tile of the full-size
+    decode (`.full.tile.png`), to measure what the thumbnail costs. For MasonrySheetTests."""
+    os.makedirs(SHEET, exist_ok=True)
+    lines = ["# fixture tile-width tile-height picture: written by scripts/make-heif-fixtures.py"]
+    for name, tile_width in TILES:
+        source = os.path.join(OUT, name)
+        open(os.path.join(SHEET, name), "wb").write(open(source, "rb").read())
+        full = Image.open(os.path.join(OUT, name + ".golden.png"))
+        tile_height = (2 * tile_width * full.height + full.width) // (2 * full.width)
+        thumbnail = thumbnail_used(name, tile_width, tile_height)
+        golden = os.path.join(SHEET, f"{name}.{tile_width}.tile.png")
+        if thumbnail:
+            reference_tile(thumbnail, tile_width, tile_height, golden)
+            reference_tile(full, tile_width, tile_height, os.path.join(SHEET, f"{name}.{tile_width}.full.tile.png"))
+        else:
+            reference_tile(full, tile_width, tile_height, golden)
+        lines.append(f"{name} {tile_width} {tile_height} {'thumbnail' if thumbnail else 'primary'}")
+    for name in ["grid-self-reference.heic", "grids-refer-to-each-other.heic"]:
+        open(os.path.join(SHEET, name), "wb").write(open(os.path.join(HOSTILE, name), "rb").read())
+    with open(os.path.join(SHEET, "tiles.txt"), "w") as out:
+        out.write("\n".join(lines) + "\n")
+
+
 def main():
     os.makedirs(OUT, exist_ok=True)
     heic8, tiles = good_fixtures()
     hostile_fixtures(heic8, tiles)
+    tile_goldens()
     print(f"wrote {len(CASES)} cases and the hostile files to {os.path.relpath(OUT, ROOT)}")
 
 
