@@ -346,6 +346,16 @@ def good_fixtures():
     bus = source_png("bus", "SampleImages/14-bus.png", (800, 418))
     add_case(heif_enc(bus, "bus-thumbnail", "-t", "320"), 8)
 
+    # A three-frame AVIF sequence (avis: a moov track beside the still primary item), read for
+    # its frame count only (not in cases.txt).
+    frames = []
+    for index in range(3):
+        frame = os.path.join(WORK, f"frame{index}.png")
+        Image.open(cat).rotate(index * 10).resize((96, 64), Image.LANCZOS).save(frame)
+        frames.append(frame)
+    subprocess.run(["avifenc", "-s", "10", "-j", "1", *frames, os.path.join(OUT, "cat-sequence.avif")], check=True,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
     with open(os.path.join(OUT, "cases.txt"), "w") as out:
         out.write("# name width height bits alpha reference: written by scripts/make-heif-fixtures.py\n")
         out.write("\n".join(CASES) + "\n")

@@ -70,8 +70,8 @@ public struct HEIFHeader: Sendable, Hashable {
     public let height: Int
     /// Always `.up`: libheif applies the file's own transformations.
     public let orientation: ExifOrientation
-    /// 1: the primary still image is what is read. A sequence (`avis`, `msf1`) also counts 1:
-    /// its track is not read, only its still primary item.
+    /// 1 for a still. A sequence (`avis`, `msf1`, with a `moov` box) counts the samples of its
+    /// first picture track (`stsz`); its still primary image is what is drawn.
     public let frameCount: Int
     /// Bits per sample of the primary image (8, 10 or 12): `pixi`, else the codec configuration.
     public let bitDepth: Int
@@ -145,6 +145,7 @@ public struct HEIFHeader: Sendable, Hashable {
         var offset = 0, boxCount = 0
         var brands: [String]?
         var meta: HEIFMeta?
+        var samples: Int?
         while offset < size {
             boxCount += 1
             guard boxCount <= Self.maxTopLevelBoxes else { throw malformedHEIF("more than \(Self.maxTopLevelBoxes) top-level boxes") }
@@ -169,6 +170,8 @@ public struct HEIFHeader: Sendable, Hashable {
                     throw PNGError(.limitExceeded, "HEIF meta box of \(box.payload.count) bytes is over the \(Self.maxMetaBytes >> 20) MiB limit")
                 }
                 meta = try HEIFMeta(payload: try read(box.payload.lowerBound, box.payload.count))
+            case "moov":
+                samples = try Self.sequenceSampleCount(moov: box, fileSize: size, read: read)
             default:
                 break
             }
@@ -186,7 +189,7 @@ public struct HEIFHeader: Sendable, Hashable {
         width = primary.width
         height = primary.height
         orientation = .up
-        frameCount = 1
+        frameCount = max(1, samples ?? 1)
         bitDepth = primary.bitDepth
         hasAlpha = primary.hasAlpha
         primaryItemID = primary.id
@@ -210,6 +213,42 @@ public struct HEIFHeader: Sendable, Hashable {
                           profileMatches: thumbnail.colourProperties == primary.colourProperties,
                           alphaMatches: thumbnail.hasAlpha == primary.hasAlpha, decodedSizes: thumbnail.decodedSizes)
         }
+    }
+
+    /// The sample count of the first picture track (`moov`/`trak`/`mdia` with a `pict` handler,
+    /// `minf`/`stbl`/`stsz` or `stz2`), or nil when there is none. Only box headers and the
+    /// few fields needed are read.
+    private static func sequenceSampleCount(moov: Box, fileSize: Int, read: (Int, Int) throws(PNGError) -> [UInt8])
+        throws(PNGError) -> Int? {
+        func children(_ box: Box) throws(PNGError) -> [Box] {
+            var boxes: [Box] = []
+            var offset = box.payload.lowerBound
+            while offset < box.payload.upperBound {
+                guard boxes.count < maxTopLevelBoxes else { throw malformedHEIF("more than \(maxTopLevelBoxes) boxes in '\(box.type)'") }
+                let header = try read(offset, min(16, box.payload.upperBound - offset))
+                let child = try parseBoxHeader(header[...], at: offset, limit: box.payload.upperBound, zeroSizeAllowed: false,
+                                               parentName: box.type)
+                boxes.append(child)
+                offset = child.payload.upperBound
+            }
+            return boxes
+        }
+        func first(_ type: String, in boxes: [Box]) -> Box? { boxes.first { $0.type == type } }
+        for track in try children(moov) where track.type == "trak" {
+            guard let media = first("mdia", in: try children(track)) else { continue }
+            let parts = try children(media)
+            guard let handler = first("hdlr", in: parts), fourCC(try read(handler.payload.lowerBound + 8, 4)[...]) == "pict",
+                  let information = first("minf", in: parts), let table = first("stbl", in: try children(information)) else { continue }
+            let tables = try children(table)
+            guard let sizes = first("stsz", in: tables) ?? first("stz2", in: tables) else { continue }
+            // Full-box header, then the sample size (stsz) or field size (stz2), then the count.
+            let fields = try read(sizes.payload.lowerBound, 12)
+            guard fields.count == 12, sizes.payload.count >= 12 else { throw malformedHEIF("truncated '\(sizes.type)' box") }
+            let count = Int(readUInt32(fields[...], 8))
+            guard count <= fileSize else { throw malformedHEIF("'\(sizes.type)' box claims \(count) samples in \(fileSize) bytes") }
+            return count
+        }
+        return nil
     }
 
     /// The smallest thumbnail that can stand in for the primary image and is at least twice

@@ -62,6 +62,15 @@ import Testing
         #expect(avif.iccProfile == nil && avif.colorNote == nil)
     }
 
+    /// An AVIF sequence: its picture track's samples are counted, its still primary image decoded.
+    @Test func sequenceCountsItsFrames() throws {
+        let file = try InputFile(path: fixtureFolder.path("cat-sequence.avif"))
+        let header = try HEIFHeader(file: file)
+        #expect(header.frameCount == 3 && header.majorBrand == "avis" && header.format == .avif)
+        let decoder = try HEIFDecoder(file: file, limits: PNGLimits(), minimumWidth: 0, minimumHeight: 0)
+        #expect(decoder.width == 96 && decoder.height == 64)
+    }
+
     @Test func otherFilesHaveNoSignature() {
         #expect(!HEIFHeader.hasSignature([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]))
         let quickTime: [UInt8] = [0, 0, 0, 20] + Array("ftypqt  ".utf8) + [0, 0, 0, 0] + Array("qt  ".utf8)
