@@ -56,30 +56,39 @@ public final class HEIFDecoder: RowSource {
         guard let bridge = mheif_decoder_create_fd(file.descriptor, Int64(file.size), maxSide) else {
             throw PNGError(.outOfMemory)
         }
-        self.bridge = bridge
-        self.file = file
-        self.header = header
-        self.thumbnail = thumbnail
-        var info = mheif_image_info()
+        let info: mheif_image_info
         do throws(PNGError) {
-            var primaryID: UInt32 = 0
-            try Self.check(mheif_decoder_read(bridge, &primaryID), bridge)
-            guard Int(primaryID) == header.primaryItemID else {
-                throw PNGError(.malformed, "malformed HEIF file: libheif finds primary item \(primaryID), the header \(header.primaryItemID)")
-            }
-            try Self.check(mheif_decoder_decode(bridge, UInt32(thumbnail?.itemID ?? 0), &info), bridge)
-            let expected = thumbnail.map { ($0.width, $0.height) } ?? (header.width, header.height)
-            guard (Int(info.width), Int(info.height)) == expected else {
-                throw PNGError(.malformed, "malformed HEIF file: libheif decoded \(info.width)×\(info.height) where the header says \(expected.0)×\(expected.1)")
-            }
+            info = try Self.decode(bridge, header: header, thumbnail: thumbnail)
         } catch {
             mheif_decoder_destroy(bridge)
             throw error
         }
+        self.bridge = bridge
+        self.file = file
+        self.header = header
+        self.thumbnail = thumbnail
         width = Int(info.width)
         height = Int(info.height)
         rowFormat = info.channels == 4 ? .rgba8 : .rgb8
         cursor = RowCursor(height: height)
+    }
+
+    /// Has libheif read the file and decode the primary image or `thumbnail`, which must be the
+    /// item and the size the header found.
+    private static func decode(_ bridge: OpaquePointer, header: HEIFHeader, thumbnail: HEIFThumbnail?)
+        throws(PNGError) -> mheif_image_info {
+        var primaryID: UInt32 = 0
+        try check(mheif_decoder_read(bridge, &primaryID), bridge)
+        guard Int(primaryID) == header.primaryItemID else {
+            throw PNGError(.malformed, "malformed HEIF file: libheif finds primary item \(primaryID), the header \(header.primaryItemID)")
+        }
+        var info = mheif_image_info()
+        try check(mheif_decoder_decode(bridge, UInt32(thumbnail?.itemID ?? 0), &info), bridge)
+        let expected = thumbnail.map { ($0.width, $0.height) } ?? (header.width, header.height)
+        guard (Int(info.width), Int(info.height)) == expected else {
+            throw PNGError(.malformed, "malformed HEIF file: libheif decoded \(info.width)×\(info.height) where the header says \(expected.0)×\(expected.1)")
+        }
+        return info
     }
 
     deinit { mheif_decoder_destroy(bridge) }

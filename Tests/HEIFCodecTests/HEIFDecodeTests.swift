@@ -1,3 +1,4 @@
+import Foundation
 import HEIFCodec
 import PNGCodec
 import Raster
@@ -16,10 +17,10 @@ import Testing
         #expect(decoder.thumbnail == nil)
         #expect(decoder.width == fixture.width && decoder.height == fixture.height)
         #expect(decoder.rowFormat == (fixture.hasAlpha ? .rgba8 : .rgb8))
-        let golden = try PNGDecoder.decodeRGBA(contentsOfFile: fixture.goldenPath)
+        let golden = try goldenPixels(fixture.goldenPath, as: decoder.rowFormat)
         #expect(golden.width == decoder.width && golden.height == decoder.height)
-        let ours = try decodeRGBA(decoder)
-        let measured = peakSignalToNoise(ours, golden.pixels)
+        let ours = try decodeAll(decoder)
+        let measured = psnr(ours, golden.pixels)
         TestLog.verbose("\(fixture.file): \(String(format: "%.2f", measured)) dB against \(fixture.reference)")
         #expect(measured >= Self.bar(fixture), "\(fixture.file): \(measured) dB against \(fixture.reference)")
         #expect(try decoder.nextRow() == nil)
@@ -47,7 +48,11 @@ import Testing
         func pixels(_ name: String) throws -> (HEIFDecoder, [UInt8]) {
             let decoder = try HEIFDecoder(file: InputFile(path: fixtureFolder.path(name)), limits: PNGLimits(),
                                           minimumWidth: 0, minimumHeight: 0)
-            return (decoder, try decodeRGBA(decoder))
+            // Padded to 4-byte pixels, which ExifOrientation moves.
+            let rgb = try decodeAll(decoder)
+            var padded: [UInt8] = []
+            for at in stride(from: 0, to: rgb.count, by: 3) { padded += rgb[at..<(at + 3)] + [255] }
+            return (decoder, padded)
         }
         let (upright, plain) = try pixels("cat-8bit.heic")
         let (turned, rotated) = try pixels("cat-irot270.heic")

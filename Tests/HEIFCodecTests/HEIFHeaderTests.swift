@@ -12,11 +12,9 @@ import Testing
     @Test(arguments: heifCases)
     func headerMatchesTheReferenceDecode(_ fixture: HEIFCase) throws {
         let header = try HEIFHeader(file: InputFile(path: fixture.path))
-        #expect(header.width == fixture.width && header.height == fixture.height)
-        #expect(header.bitDepth == fixture.bitDepth)
-        #expect(header.hasAlpha == fixture.hasAlpha)
-        #expect(header.orientation == .up)
-        #expect(header.frameCount == 1)
+        #expect([header.width, header.height, header.bitDepth, header.frameCount]
+                    == [fixture.width, fixture.height, fixture.bitDepth, 1])
+        #expect(header.hasAlpha == fixture.hasAlpha && header.orientation == .up)
         #expect(header.format == (fixture.file.hasSuffix(".avif") ? .avif : .heif))
         let bytes = try fixtureFolder.bytes(fixture.file)
         #expect(try HEIFHeader(bytes: bytes) == header)

@@ -1,7 +1,6 @@
 // Helpers for the HEIF tests: the fixture cases written by scripts/make-heif-fixtures.py, full
 // decodes, goldens and PSNR.
 
-import Foundation
 import HEIFCodec
 import PNGCodec
 import Raster
@@ -32,28 +31,20 @@ let heifCases: [HEIFCase] = fixtureFolder.goldenFields("cases.txt").compactMap {
                     reference: fields[5])
 }
 
-/// Every row of a decoder, as RGBA8 (opaque when the rows are RGB).
-func decodeRGBA(_ decoder: HEIFDecoder) throws -> [UInt8] {
+/// Every row of a decoder, as it hands them out (RGB8 or RGBA8).
+func decodeAll(_ decoder: HEIFDecoder) throws -> [UInt8] {
     var pixels: [UInt8] = []
-    pixels.reserveCapacity(decoder.width * decoder.height * 4)
-    try decoder.readRows { _, row in
-        if decoder.rowFormat == .rgba8 {
-            pixels.append(contentsOf: row)
-        } else {
-            for at in stride(from: 0, to: row.count, by: 3) { pixels += [row[at], row[at + 1], row[at + 2], 255] }
-        }
-    }
+    pixels.reserveCapacity(decoder.width * decoder.height * decoder.rowFormat.bytesPerPixel)
+    try decoder.readRows { _, row in pixels.append(contentsOf: row) }
     return pixels
 }
 
-/// Peak signal-to-noise ratio of two equally long 8-bit buffers, in dB (infinity when equal).
-func peakSignalToNoise(_ a: [UInt8], _ b: [UInt8]) -> Double {
-    precondition(a.count == b.count && !a.isEmpty)
-    var squares = 0.0
-    for index in a.indices {
-        let difference = Double(Int(a[index]) - Int(b[index]))
-        squares += difference * difference
-    }
-    let meanSquare = squares / Double(a.count)
-    return meanSquare == 0 ? .infinity : 10 * log10(255 * 255 / meanSquare)
+/// A golden PNG's pixels in `format` (its alpha dropped for `.rgb8`).
+func goldenPixels(_ path: String, as format: PixelFormat) throws -> (width: Int, height: Int, pixels: [UInt8]) {
+    let image = try PNGDecoder.decodeRGBA(contentsOfFile: path)
+    guard format == .rgb8 else { return (image.width, image.height, image.pixels) }
+    var rgb: [UInt8] = []
+    rgb.reserveCapacity(image.width * image.height * 3)
+    for at in stride(from: 0, to: image.pixels.count, by: 4) { rgb += image.pixels[at..<(at + 3)] }
+    return (image.width, image.height, rgb)
 }
