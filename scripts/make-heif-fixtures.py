@@ -226,6 +226,20 @@ def write_heif(path, brands, items, refs, primary, idat_items=(), item_count=Non
 
 # MARK: Sources and encoders
 
+def zero_track_times(path):
+    """Sets the creation and modification times of mvhd, tkhd and mdhd to 0, so that the
+    sequence avifenc writes is the same on every run."""
+    data = bytearray(open(path, "rb").read())
+    for kind in (b"mvhd", b"tkhd", b"mdhd"):
+        at = data.find(kind)
+        while at >= 0:
+            payload = at + 4
+            width = 8 if data[payload] == 1 else 4
+            data[payload + 4:payload + 4 + 2 * width] = bytes(2 * width)
+            at = data.find(kind, at + 4)
+    open(path, "wb").write(bytes(data))
+
+
 def source_png(name, source, size, mode="RGB", crop=None):
     """A resized copy of a repository picture, written to the work folder."""
     image = Image.open(os.path.join(ROOT, source))
@@ -353,8 +367,10 @@ def good_fixtures():
         frame = os.path.join(WORK, f"frame{index}.png")
         Image.open(cat).rotate(index * 10).resize((96, 64), Image.LANCZOS).save(frame)
         frames.append(frame)
-    subprocess.run(["avifenc", "-s", "10", "-j", "1", *frames, os.path.join(OUT, "cat-sequence.avif")], check=True,
+    sequence = os.path.join(OUT, "cat-sequence.avif")
+    subprocess.run(["avifenc", "-s", "10", "-j", "1", *frames, sequence], check=True,
                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    zero_track_times(sequence)
 
     with open(os.path.join(OUT, "cases.txt"), "w") as out:
         out.write("# name width height bits alpha reference: written by scripts/make-heif-fixtures.py\n")
@@ -415,6 +431,10 @@ def hostile_fixtures(heic8, tiles):
     write("missing-primary.heic", huge(320, 212), [], 7)
     write("thumbnail-of-itself.heic", huge(320, 212), [("thmb", 1, [1])], 1)
     write("item-count-absurd.heic", huge(320, 212), [], 1, item_count=0xFFFF)
+    # A thumbnail claiming 2^32-1 × 2^32-1: read without overflow, never chosen.
+    claims = huge(320, 212)
+    claims[2] = huge(0xFFFFFFFF, 0xFFFFFFFF)[1]
+    write("thumbnail-huge-claim.heic", claims, [("thmb", 2, [1])], 1)
     write("mdat-past-eof.heic", huge(320, 212), [], 1, mdat_size=1 << 20)
 
     # Lying boxes: patched bytes of the good file.

@@ -92,7 +92,8 @@ public struct HEIFHeader: Sendable, Hashable {
     /// The thumbnails of the primary image, in item order.
     public let thumbnails: [HEIFThumbnail]
     /// Every size libheif allocates for while decoding the primary image (coded, tiles, alpha,
-    /// displayed): each is checked against the limits before libheif reads the file.
+    /// displayed), then every `ispe` of the file (libheif checks them all when it reads it):
+    /// each is checked against the limits before libheif reads the file.
     let decodedSizes: [PixelSize]
 
     /// The largest meta box read (every box but the coded data lives in it).
@@ -196,7 +197,12 @@ public struct HEIFHeader: Sendable, Hashable {
         codedWidth = primary.codedWidth
         codedHeight = primary.codedHeight
         grid = primary.grid
-        decodedSizes = primary.decodedSizes
+        // libheif checks the size of every image item when it reads the file, thumbnails too.
+        decodedSizes = primary.decodedSizes + meta.associations.keys.sorted().flatMap { id in
+            (meta.associations[id] ?? []).compactMap { property -> PixelSize? in
+                if case .spatialExtent(let width, let height) = property { PixelSize(width: width, height: height) } else { nil }
+            }
+        }
         colourCodePoints = primary.colourCodePoints
         if let profile = primary.iccProfile, profile.count > Self.maxProfileBytes {
             iccProfile = nil
@@ -207,8 +213,7 @@ public struct HEIFHeader: Sendable, Hashable {
         }
         thumbnails = images.thumbnails.map { thumbnail in
             HEIFThumbnail(itemID: thumbnail.id, width: thumbnail.width, height: thumbnail.height,
-                          aspectMatches: abs(thumbnail.width * primary.height - thumbnail.height * primary.width)
-                              <= 2 * max(primary.width, primary.height),
+                          aspectMatches: Self.aspectsMatch(thumbnail, primary),
                           transformationsMatch: thumbnail.transformationKinds == primary.transformationKinds,
                           profileMatches: thumbnail.colourProperties == primary.colourProperties,
                           alphaMatches: thumbnail.hasAlpha == primary.hasAlpha, decodedSizes: thumbnail.decodedSizes)
@@ -255,6 +260,13 @@ public struct HEIFHeader: Sendable, Hashable {
     /// `minimumWidth` × `minimumHeight`, or nil (decode the primary image).
     public func thumbnail(minimumWidth: Int, minimumHeight: Int) -> HEIFThumbnail? {
         thumbnails.filter { $0.canStandIn && $0.width >= 2 * minimumWidth && $0.height >= 2 * minimumHeight }
-            .min { $0.width * $0.height < $1.width * $1.height }
+            .min { Double($0.width) * Double($0.height) < Double($1.width) * Double($1.height) }
+    }
+
+    /// Same aspect within two pixels of the thumbnail: |tw·ph − th·pw| ≤ 2·max(pw, ph), in
+    /// floating point since claimed sizes go up to 2^32.
+    private static func aspectsMatch(_ thumbnail: ImageItem, _ primary: ImageItem) -> Bool {
+        let cross = Double(thumbnail.width) * Double(primary.height) - Double(thumbnail.height) * Double(primary.width)
+        return abs(cross) <= 2 * Double(max(primary.width, primary.height))
     }
 }

@@ -53,6 +53,21 @@ import Testing
         }
     }
 
+    /// A thumbnail claiming 2^32-1 pixels a side: its aspect is compared without overflow and it
+    /// never stands in; the file is refused by the limits from the header, as libheif (which
+    /// checks every item's size when it reads a file) would refuse it.
+    @Test func hugeThumbnailClaimIsRefusedByTheLimits() throws {
+        let file = try InputFile(path: fixtureFolder.path("hostile/thumbnail-huge-claim.heic"))
+        let header = try HEIFHeader(file: file)
+        let thumbnail = try #require(header.thumbnails.first)
+        #expect(thumbnail.width == 0xFFFF_FFFF && !thumbnail.aspectMatches && !thumbnail.canStandIn)
+        #expect(header.width == 320 && header.height == 212)
+        let limits = PNGLimits.fuzzing
+        #expect(throws: PNGError(.pixelLimit(width: 0xFFFF_FFFF, height: 0xFFFF_FFFF, limit: limits.maxPixels))) {
+            _ = try HEIFDecoder(file: file, limits: limits, minimumWidth: 0, minimumHeight: 0)
+        }
+    }
+
     @Test func goodFileOverASmallLimitIsRefused() throws {
         let limits = PNGLimits(maxPixels: 10_000)
         #expect(throws: PNGError(.pixelLimit(width: 320, height: 212, limit: 10_000))) {
