@@ -25,8 +25,8 @@ What it writes:
 The output is deterministic for fixed tool versions (x265 and aom encode the same bytes again).
 """
 
-import io
 import os
+import shutil
 import struct
 import subprocess
 import sys
@@ -516,6 +516,9 @@ def tile_goldens():
 
 
 def main():
+    missing = [tool for tool in ["heif-enc", "avifenc", "convert"] if not shutil.which(tool)]
+    if missing:
+        sys.exit(f"missing {', '.join(missing)}: apt-get install libheif-examples libavif-bin imagemagick")
     os.makedirs(OUT, exist_ok=True)
     heic8, tiles = good_fixtures()
     hostile_fixtures(heic8, tiles)
