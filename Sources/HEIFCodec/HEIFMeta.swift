@@ -110,10 +110,10 @@ struct HEIFMeta {
         for entry in entries where entry.type == "infe" {
             var infe = FieldReader(bytes, entry.payload, box: "infe")
             let (entryVersion, _) = try infe.fullBoxHeader()
-            guard entryVersion >= 2 else { continue }   // v0/v1 entries carry no item type
-            let id = try infe.number(entryVersion == 2 ? 2 : 4)
+            let id = try infe.number(entryVersion == 3 ? 4 : 2)
             _ = try infe.uint16()   // protection index
-            let type = try infe.fourCharacters()
+            // v0/v1 entries carry no item type (they describe files, never images).
+            let type = entryVersion >= 2 ? try infe.fourCharacters() : ""
             guard itemTypes.updateValue(type, forKey: id) == nil else { throw malformedHEIF("item \(id) is declared twice") }
         }
     }
