@@ -511,6 +511,7 @@ def tile_goldens():
         lines.append(f"{name} {tile_width} {tile_height} {'thumbnail' if thumbnail else 'primary'}")
     for name in ["grid-self-reference.heic", "grids-refer-to-each-other.heic"]:
         open(os.path.join(SHEET, name), "wb").write(open(os.path.join(HOSTILE, name), "rb").read())
+    open(os.path.join(SHEET, "cat-sequence.avif"), "wb").write(open(os.path.join(OUT, "cat-sequence.avif"), "rb").read())
     with open(os.path.join(SHEET, "tiles.txt"), "w") as out:
         out.write("\n".join(lines) + "\n")
 

@@ -75,8 +75,9 @@ import TestSupport
         return psnr(ours, theirs)
     }
 
-    /// A folder of HEIC and AVIF files (one named .png, read by its signature) renders; a grid
-    /// that refers to itself and two that refer to each other are skipped with their reason.
+    /// A folder of HEIC and AVIF files (one named .png, read by its signature; an AVIF sequence,
+    /// whose frames the manifest counts) renders; a grid that refers to itself and two that refer
+    /// to each other are skipped with their reason.
     @Test func folderRendersAndHostileFilesAreSkipped() throws {
         let folder = TemporaryFolder()
         try FileManager.default.createDirectory(atPath: folder.file("in"), withIntermediateDirectories: true)
@@ -84,6 +85,7 @@ import TestSupport
         try Self.copy("coffee-10bit.avif", to: folder.file("in/b-coffee.avif"))
         try Self.copy("cat-grid.heic", to: folder.file("in/c-grid.png"))
         try Self.copy("dice-alpha.heic", to: folder.file("in/d-dice.hif"))
+        try Self.copy("cat-sequence.avif", to: folder.file("in/g-sequence.avif"))
         try Self.copy("grid-self-reference.heic", to: folder.file("in/e-loop.heic"))
         try Self.copy("grids-refer-to-each-other.heic", to: folder.file("in/f-mutual.heif"))
         let run = try MasonryExecutable.run(["in", "-o", "s.png", "--manifest", "m.json", "-c", "2"], in: folder.path)
@@ -96,7 +98,7 @@ import TestSupport
         let items = try #require(manifest?["items"] as? [[String: Any]])
         let summary = items.map { "\($0["path"] as? String ?? "") \($0["format"] as? String ?? "") \($0["sourceWidth"] as? Int ?? 0)×\($0["sourceHeight"] as? Int ?? 0)" }
         #expect(summary == ["in/a-turned.HEIC HEIF 212×320", "in/b-coffee.avif AVIF 300×200", "in/c-grid.png HEIF 300×200",
-                            "in/d-dice.hif HEIF 213×252"])
-        #expect(items.allSatisfy { $0["frames"] == nil })
+                            "in/d-dice.hif HEIF 213×252", "in/g-sequence.avif AVIF 96×64"])
+        #expect(items.map { $0["frames"] as? Int } == [nil, nil, nil, nil, 3])
     }
 }
