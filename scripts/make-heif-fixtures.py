@@ -327,7 +327,14 @@ def good_fixtures():
     subprocess.run(["avifenc", "-d", "10", "-y", "420", "--min", "20", "--max", "30", "-s", "6", coffee16, coffee_avif],
                    check=True, stdout=subprocess.DEVNULL)
     add_case(coffee_avif, 10)
-    add_case(heif_enc(dice, "dice-alpha"), 8)
+    dice_heic = heif_enc(dice, "dice-alpha")
+    add_case(dice_heic, 8)
+    # The same items with a `prem` reference: the colour is declared premultiplied by alpha (the
+    # samples are not), so the decoder's division by alpha is checked against the plain file.
+    items, refs, primary = read_heif(dice_heic)
+    alpha = next(source for kind, source, targets in refs if kind == "auxl")
+    write_heif(os.path.join(OUT, "dice-alpha-premultiplied.heic"), ["heic", "mif1", "heic", "miaf"], items,
+               refs + [("prem", primary, [alpha])], primary)
     add_case(heif_enc(dice, "dice-alpha", avif=True), 8)
 
     # Transformations, each with the EXIF orientation an iPhone would write beside them
@@ -430,6 +437,10 @@ def hostile_fixtures(heic8, tiles):
     write("grid-uneven-tiles.heic", uneven, [("dimg", 1, [2, 3, 4, 5])], 1, idat_items={1})
     write("missing-primary.heic", huge(320, 212), [], 7)
     write("thumbnail-of-itself.heic", huge(320, 212), [("thmb", 1, [1])], 1)
+    # Two items each the alpha plane of the other: libheif would decode alpha planes of alpha planes.
+    mutual_alpha = huge(320, 212)
+    mutual_alpha[2] = mutual_alpha[1]
+    write("alpha-planes-of-each-other.heic", mutual_alpha, [("auxl", 1, [2]), ("auxl", 2, [1])], 1)
     write("item-count-absurd.heic", huge(320, 212), [], 1, item_count=0xFFFF)
     # A thumbnail claiming 2^32-1 × 2^32-1: read without overflow, never chosen.
     claims = huge(320, 212)

@@ -74,8 +74,14 @@ struct ImageItems {
         }
     }
 
-    /// Every reference names existing items, and no chain of references (of any type) comes back
-    /// to where it started.
+    /// The references libheif follows from image to image while it reads and decodes a file
+    /// (derived images, alpha and other auxiliary planes, thumbnails): a loop of them makes it
+    /// recurse without end. Others (`prem`, `cdsc`, ...) may legitimately point back: a
+    /// premultiplied image's `prem` names its alpha plane, whose `auxl` names the image.
+    static let followedReferences: Set<String> = ["dimg", "auxl", "thmb"]
+
+    /// Every reference names existing items, no item refers to itself, and no chain of the
+    /// references libheif follows comes back to where it started.
     private static func checkReferences(_ meta: HEIFMeta) throws(PNGError) {
         var edges: [Int: [Int]] = [:]
         for reference in meta.references {
@@ -86,8 +92,13 @@ struct ImageItems {
                 guard meta.itemTypes[target] != nil else {
                     throw malformedHEIF("item \(reference.from) refers to missing item \(target) ('\(reference.type)')")
                 }
+                guard target != reference.from else {
+                    throw malformedHEIF("item references loop (\(target) → \(target))")
+                }
             }
-            edges[reference.from, default: []].append(contentsOf: reference.to)
+            if followedReferences.contains(reference.type) {
+                edges[reference.from, default: []].append(contentsOf: reference.to)
+            }
         }
         // Depth-first, without recursion: 1 on the current path, 2 done.
         var state: [Int: Int] = [:]

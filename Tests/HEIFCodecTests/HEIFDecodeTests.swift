@@ -61,6 +61,25 @@ import Testing
         #expect(rotated == expected)
     }
 
+    /// A `prem` reference: libheif hands out premultiplied colour, which the bridge divides by
+    /// alpha (rounded, at most 255); fully transparent pixels become black.
+    @Test func premultipliedAlphaIsMadeStraight() throws {
+        func rows(_ name: String) throws -> [UInt8] {
+            try decodeAll(HEIFDecoder(file: InputFile(path: fixtureFolder.path(name)), limits: PNGLimits(),
+                                      minimumWidth: 0, minimumHeight: 0))
+        }
+        let stored = try rows("dice-alpha.heic"), straight = try rows("dice-alpha-premultiplied.heic")
+        var expected = stored
+        for at in stride(from: 0, to: stored.count, by: 4) {
+            let alpha = Int(stored[at + 3])
+            for channel in 0..<3 {
+                expected[at + channel] = alpha == 0 ? 0 : UInt8(min(255, (Int(stored[at + channel]) * 255 + alpha / 2) / alpha))
+            }
+        }
+        #expect(straight == expected)
+        #expect(straight != stored)
+    }
+
     @Test func rowsAreReadOnce() throws {
         let decoder = try HEIFDecoder(file: InputFile(path: fixtureFolder.path("cat-8bit.heic")), limits: PNGLimits(),
                                       minimumWidth: 0, minimumHeight: 0)

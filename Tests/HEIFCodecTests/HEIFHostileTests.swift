@@ -13,6 +13,7 @@ import Testing
         ("grids-refer-to-each-other.heic", "malformed HEIF file: item references loop (1 → 2 → 1)"),
         ("grid-cycle-through-tile.heic", "malformed HEIF file: item references loop (1 → 6 → 1)"),
         ("thumbnail-of-itself.heic", "malformed HEIF file: item references loop (1 → 1)"),
+        ("alpha-planes-of-each-other.heic", "malformed HEIF file: item references loop (1 → 2 → 1)"),
         ("grid-missing-tile.heic", "malformed HEIF file: item 1 refers to missing item 9 ('dimg')"),
         ("grid-too-few-tiles.heic", "malformed HEIF file: grid item 1 has 3 tiles where its 2×2 layout needs 4"),
         ("grid-not-covered.heic", "malformed HEIF file: grid item 1: 2×2 tiles of 160×106 do not fit its 330×200 output"),
