@@ -448,6 +448,12 @@ def hostile_fixtures(heic8, tiles):
     write("thumbnail-huge-claim.heic", claims, [("thmb", 2, [1])], 1)
     write("mdat-past-eof.heic", huge(320, 212), [], 1, mdat_size=1 << 20)
 
+    # AV1 data cut to 30 bytes (boxes consistent): dav1d would complain on stderr about it.
+    avif_items, _, avif_primary = read_heif(os.path.join(OUT, "astronaut-8bit.avif"))
+    cut_item = dict(avif_items[avif_primary])
+    cut_item["data"] = cut_item["data"][:30]
+    write("corrupt-av1-data.avif", {avif_primary: cut_item}, [], avif_primary, brands=["avif", "mif1", "avif", "miaf"])
+
     # Lying boxes: patched bytes of the good file.
     good = open(heic8, "rb").read()
     meta_at = good.index(b"meta") - 4
@@ -520,7 +526,7 @@ def tile_goldens():
         else:
             reference_tile(full, tile_width, tile_height, golden)
         lines.append(f"{name} {tile_width} {tile_height} {'thumbnail' if thumbnail else 'primary'}")
-    for name in ["grid-self-reference.heic", "grids-refer-to-each-other.heic"]:
+    for name in ["grid-self-reference.heic", "grids-refer-to-each-other.heic", "corrupt-av1-data.avif"]:
         open(os.path.join(SHEET, name), "wb").write(open(os.path.join(HOSTILE, name), "rb").read())
     open(os.path.join(SHEET, "cat-sequence.avif"), "wb").write(open(os.path.join(OUT, "cat-sequence.avif"), "rb").read())
     with open(os.path.join(SHEET, "tiles.txt"), "w") as out:

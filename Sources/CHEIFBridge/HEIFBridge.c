@@ -26,12 +26,25 @@ struct mheif_decoder {
 
 const char *mheif_version(void) { return heif_get_version(); }
 
-const char *mheif_decoder_name(int av1) {
+/// The decoder the bridge has libheif use: for AV1, aom when this build has it, because dav1d
+/// (libheif's first choice) prints its complaints about damaged data to stderr and aom does not;
+/// otherwise libheif's first choice.
+static const struct heif_decoder_descriptor *chosen_decoder(int av1) {
     enum heif_compression_format format = av1 ? heif_compression_AV1 : heif_compression_HEVC;
     if (!heif_have_decoder_for_format(format)) return NULL;
-    const struct heif_decoder_descriptor *first = NULL;
-    if (heif_get_decoder_descriptors(format, &first, 1) < 1 || !first) return NULL;
-    return heif_decoder_descriptor_get_name(first);
+    const struct heif_decoder_descriptor *decoders[8] = { NULL };
+    int count = heif_get_decoder_descriptors(format, decoders, 8);
+    if (count < 1) return NULL;
+    for (int i = 0; av1 && i < count; i++) {
+        const char *id = heif_decoder_descriptor_get_id_name(decoders[i]);
+        if (id && strcmp(id, "aom") == 0) return decoders[i];
+    }
+    return decoders[0];
+}
+
+const char *mheif_decoder_name(int av1) {
+    const struct heif_decoder_descriptor *decoder = chosen_decoder(av1);
+    return decoder ? heif_decoder_descriptor_get_name(decoder) : NULL;
 }
 
 // MARK: The reader over pread
@@ -142,7 +155,7 @@ mheif_status mheif_decoder_read(mheif_decoder *decoder, uint32_t *primary_id) {
     return check(decoder, heif_context_get_primary_image_handle(decoder->context, &decoder->primary));
 }
 
-mheif_status mheif_decoder_decode(mheif_decoder *decoder, uint32_t thumbnail_id, mheif_image_info *info) {
+mheif_status mheif_decoder_decode(mheif_decoder *decoder, uint32_t thumbnail_id, int av1, mheif_image_info *info) {
     if (!decoder->primary || decoder->image) return fail(decoder, MHEIF_UNSUPPORTED, "decode called out of order");
     struct heif_image_handle *handle = decoder->primary;
     struct heif_image_handle *thumbnail = NULL;
@@ -161,6 +174,8 @@ mheif_status mheif_decoder_decode(mheif_decoder *decoder, uint32_t thumbnail_id,
         return fail(decoder, MHEIF_LIMIT, "out of memory");
     }
     options->convert_hdr_to_8bit = 0;
+    const struct heif_decoder_descriptor *chosen = chosen_decoder(av1);
+    if (chosen) options->decoder_id = heif_decoder_descriptor_get_id_name(chosen);
     mheif_status status = check(decoder, heif_decode_image(handle, &decoder->image, heif_colorspace_RGB, chroma, options));
     heif_decoding_options_free(options);
     if (thumbnail) heif_image_handle_release(thumbnail);

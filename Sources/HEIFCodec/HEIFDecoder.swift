@@ -2,7 +2,8 @@ import CHEIFBridge
 import PNGCodec
 import Raster
 
-/// A HEIF/AVIF decoder (libheif 1.15: HEVC through libde265, AV1 through dav1d or aom).
+/// A HEIF/AVIF decoder (libheif 1.15: HEVC through libde265, AV1 through aom, which unlike
+/// dav1d never prints; `libraryVersion(for:)` names the one used).
 ///
 /// - The header is read first by Masonry's own box parser (`HEIFHeader`), which refuses
 ///   lying boxes, reference loops and bad grids; every size libheif would allocate for
@@ -83,7 +84,8 @@ public final class HEIFDecoder: RowSource {
             throw PNGError(.malformed, "malformed HEIF file: libheif finds primary item \(primaryID), the header \(header.primaryItemID)")
         }
         var info = mheif_image_info()
-        try check(mheif_decoder_decode(bridge, UInt32(thumbnail?.itemID ?? 0), &info), bridge)
+        let av1 = thumbnail.map(\.isAV1) ?? (header.format == .avif)
+        try check(mheif_decoder_decode(bridge, UInt32(thumbnail?.itemID ?? 0), av1 ? 1 : 0, &info), bridge)
         let expected = thumbnail.map { ($0.width, $0.height) } ?? (header.width, header.height)
         guard (Int(info.width), Int(info.height)) == expected else {
             throw PNGError(.malformed, "malformed HEIF file: libheif decoded \(info.width)×\(info.height) where the header says \(expected.0)×\(expected.1)")

@@ -36,6 +36,8 @@ public struct HEIFThumbnail: Sendable, Hashable {
 
     /// Every size libheif allocates for while decoding it.
     let decodedSizes: [PixelSize]
+    /// Coded in AV1 (else HEVC).
+    let isAV1: Bool
 
     /// True when decoding it in place of the primary image shows the same picture.
     public var canStandIn: Bool { aspectMatches && transformationsMatch && alphaMatches }
@@ -216,7 +218,8 @@ public struct HEIFHeader: Sendable, Hashable {
                           aspectMatches: Self.aspectsMatch(thumbnail, primary),
                           transformationsMatch: thumbnail.transformationKinds == primary.transformationKinds,
                           profileMatches: thumbnail.colourProperties == primary.colourProperties,
-                          alphaMatches: thumbnail.hasAlpha == primary.hasAlpha, decodedSizes: thumbnail.decodedSizes)
+                          alphaMatches: thumbnail.hasAlpha == primary.hasAlpha, decodedSizes: thumbnail.decodedSizes,
+                          isAV1: thumbnail.codec == "av01")
         }
     }
 

@@ -91,6 +91,6 @@ import Testing
         let heif = HEIFDecoder.libraryVersion(for: .heif), avif = HEIFDecoder.libraryVersion(for: .avif)
         TestLog.verbose("\(heif) | \(avif)")
         #expect(heif.hasPrefix("libheif 1.") && heif.contains("libde265"))
-        #expect(avif.hasPrefix("libheif 1.") && (avif.contains("dav1d") || avif.contains("AOM")))
+        #expect(avif.hasPrefix("libheif 1.") && avif.contains("AOMedia"))
     }
 }

@@ -86,6 +86,7 @@ import TestSupport
         try Self.copy("cat-grid.heic", to: folder.file("in/c-grid.png"))
         try Self.copy("dice-alpha.heic", to: folder.file("in/d-dice.hif"))
         try Self.copy("cat-sequence.avif", to: folder.file("in/g-sequence.avif"))
+        try Self.copy("corrupt-av1-data.avif", to: folder.file("in/h-corrupt.avif"))
         try Self.copy("grid-self-reference.heic", to: folder.file("in/e-loop.heic"))
         try Self.copy("grids-refer-to-each-other.heic", to: folder.file("in/f-mutual.heif"))
         let run = try MasonryExecutable.run(["in", "-o", "s.png", "--manifest", "m.json", "-c", "2"], in: folder.path)
@@ -94,6 +95,11 @@ import TestSupport
                 "\(run.standardError)")
         #expect(run.errorLines.contains("masonry: skipped in/f-mutual.heif: malformed HEIF file: item references loop (1 → 2 → 1)"),
                 "\(run.standardError)")
+        // The AV1 decoder's complaint about the damaged file comes back as masonry's one line;
+        // nothing else is printed.
+        #expect(run.errorLines.contains { $0.hasPrefix("masonry: skipped in/h-corrupt.avif: corrupt HEIF file: ") },
+                "\(run.standardError)")
+        #expect(run.errorLines.allSatisfy { $0.hasPrefix("masonry") }, "\(run.standardError)")
         let manifest = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: folder.file("m.json")))) as? [String: Any]
         let items = try #require(manifest?["items"] as? [[String: Any]])
         let summary = items.map { "\($0["path"] as? String ?? "") \($0["format"] as? String ?? "") \($0["sourceWidth"] as? Int ?? 0)×\($0["sourceHeight"] as? Int ?? 0)" }

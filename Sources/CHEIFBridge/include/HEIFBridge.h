@@ -33,8 +33,9 @@ typedef struct mheif_decoder mheif_decoder;
 
 /// libheif's run-time version ("1.15.1").
 const char *mheif_version(void);
-/// The name of the decoder libheif uses for HEVC (`av1` 0) or AV1 (`av1` 1), with its
-/// version ("libde265 HEVC decoder, version 1.0.11"), or NULL when this build has none.
+/// The name of the decoder the bridge uses for HEVC (`av1` 0) or AV1 (`av1` 1), with its
+/// version ("libde265 HEVC decoder, version 1.0.11"), or NULL when this build has none. For AV1
+/// it is aom when present (dav1d prints to stderr on damaged data), else libheif's first choice.
 const char *mheif_decoder_name(int av1);
 
 /// A decoder reading `file_size` bytes of the open descriptor `fd` with pread (the descriptor
@@ -47,9 +48,10 @@ const char *mheif_decoder_message(const mheif_decoder *decoder);
 
 /// Reads the file's boxes and finds the primary image; *primary_id gets its item id.
 mheif_status mheif_decoder_read(mheif_decoder *decoder, uint32_t *primary_id);
-/// Decodes the primary image (`thumbnail_id` 0) or its thumbnail of that item id, with the
-/// file's transformations applied, to interleaved RGB or RGBA.
-mheif_status mheif_decoder_decode(mheif_decoder *decoder, uint32_t thumbnail_id, mheif_image_info *info);
+/// Decodes the primary image (`thumbnail_id` 0) or its thumbnail of that item id, coded in AV1
+/// (`av1` 1) or HEVC (0), with the file's transformations applied, to interleaved RGB or RGBA,
+/// by the decoder `mheif_decoder_name` names.
+mheif_status mheif_decoder_decode(mheif_decoder *decoder, uint32_t thumbnail_id, int av1, mheif_image_info *info);
 /// Row `y` of the decoded picture, width * channels bytes of 8-bit samples: a pointer into
 /// libheif's plane for 8-bit pictures; deeper samples are scaled with rounding,
 /// (v * 255 + max / 2) / max, into a row buffer; premultiplied alpha is made straight.
