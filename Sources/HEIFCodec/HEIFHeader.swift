@@ -56,9 +56,10 @@ public struct HEIFGrid: Sendable, Hashable {
 /// Every box is bounded by its parent and by the file; the meta box is read whole (at most
 /// `maxMetaBytes`), everything else (`mdat`) only has its header read. The file is refused
 /// before libheif sees it when a box length lies, an item count cannot fit in its box, an
-/// item's data lies outside the file, an item reference points to a missing item or the
-/// references loop (libheif 1.15 hangs on a grid that refers to itself), or a grid's tiles
-/// are missing, of different sizes, or do not cover its output.
+/// item's data lies outside the file, an item reference points to a missing item or to
+/// itself, the references libheif follows (`dimg`, `auxl`, `thmb`) loop (libheif 1.15 hangs on
+/// a grid that refers to itself), or a grid's tiles are missing, of different sizes, or do not
+/// cover its output.
 ///
 /// `width` and `height` are the *displayed* size: `ispe` (or the grid's output size), then
 /// each `clap`, `irot` and `imir` in the order `ipma` lists them, as libheif applies them

@@ -4,7 +4,8 @@
 // The only code in Masonry that calls libheif.
 //
 // libheif reports errors as values (struct heif_error), never by printing or jumping: the
-// bridge copies each error's message into the decoder object. The file is read through a
+// bridge copies each error's message into the decoder object. Of its codecs, dav1d prints to
+// stderr on damaged AV1 data, so AV1 is decoded with aom (see mheif_decoder_name). The file is read through a
 // heif_reader over pread on the caller's descriptor, so libheif holds only the boxes and
 // the coded data it asks for, never a copy of the whole file. No libheif type crosses this
 // header.
