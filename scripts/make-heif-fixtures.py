@@ -363,6 +363,22 @@ def good_fixtures():
     write_heif(grid, ["heic", "mif1", "heic", "miaf"], items, [("dimg", 1, [2, 3, 4, 5])], 1, idat_items={1})
     add_case(grid, 8)
 
+    # As an iPhone stores a portrait photo: the grid turned by irot (with EXIF orientation 6
+    # beside it), a thumbnail of the same aspect carrying the same irot, an Exif item.
+    small = os.path.join(WORK, "cat-thumbnail.png")
+    Image.open(cat).crop((0, 0, 300, 200)).resize((150, 100), Image.LANCZOS).save(small)   # what the grid shows
+    thumbnail_items, _, thumbnail_primary = read_heif(heif_enc(small, "cat-thumbnail", out=WORK))
+    phone = {1: {"type": "grid", "props": [(ispe(300, 200), False), (irot(3), True)], "data": grid_descriptor(2, 2, 300, 200)}}
+    for index, tile in enumerate(tiles):
+        phone[index + 2] = tile
+    phone[6] = dict(thumbnail_items[thumbnail_primary])
+    phone[6]["props"] = phone[6]["props"] + [(irot(3), True)]
+    phone[7] = {"type": "Exif", "props": [], "data": exif_item(6)}
+    phone_path = os.path.join(OUT, "cat-phone-like.heic")
+    write_heif(phone_path, ["heic", "mif1", "heic", "miaf"], phone,
+               [("dimg", 1, [2, 3, 4, 5]), ("thmb", 6, [1]), ("cdsc", 7, [1])], 1, idat_items={1})
+    add_case(phone_path, 8)
+
     # A photo with a 320-pixel thumbnail, as iPhones store them.
     bus = source_png("bus", "SampleImages/14-bus.png", (800, 418))
     add_case(heif_enc(bus, "bus-thumbnail", "-t", "320"), 8)
@@ -480,10 +496,12 @@ def hostile_fixtures(heic8, tiles):
 
 SHEET = os.path.join(ROOT, "Tests", "MasonrySheetTests", "Fixtures", "HEIF")
 # (fixture, tile width): the bus photo's 320×166 thumbnail serves the 150 px tile (twice the
-# tile fits in it), the 200 px tile is drawn from the primary image.
+# tile fits in it), the 200 px tile is drawn from the primary image; likewise the phone-like
+# file's turned 100×150 thumbnail serves 40 px tiles, not 90 px ones.
 TILES = [("cat-irot90-imir0.heic", 90), ("cat-clap.heic", 150), ("cat-grid.heic", 120), ("coffee-10bit.heic", 150),
          ("dice-alpha.heic", 100), ("astronaut-8bit.avif", 120), ("coffee-10bit.avif", 150), ("dice-alpha.avif", 100),
-         ("bus-thumbnail.heic", 150), ("bus-thumbnail.heic", 200)]
+         ("bus-thumbnail.heic", 150), ("bus-thumbnail.heic", 200), ("cat-phone-like.heic", 40),
+         ("cat-phone-like.heic", 90)]
 
 
 def thumbnail_used(name, tile_width, tile_height):

@@ -6,7 +6,7 @@ import Testing
 /// The box parser on the good fixtures: displayed sizes, depth, alpha, grids, thumbnails, brands.
 @Suite struct HEIFHeaderTests {
     @Test func everyFixtureIsListed() {
-        #expect(heifCases.count == 16)
+        #expect(heifCases.count == 17)
     }
 
     @Test(arguments: heifCases)
@@ -51,6 +51,17 @@ import Testing
         #expect(header.thumbnail(minimumWidth: 160, minimumHeight: 83) == thumbnail)
         #expect(header.thumbnail(minimumWidth: 161, minimumHeight: 40) == nil)
         #expect(header.thumbnail(minimumWidth: 100, minimumHeight: 84) == nil)
+    }
+
+    /// As an iPhone writes a portrait photo: a turned grid, a thumbnail turned the same way, EXIF 6.
+    @Test func phoneLikeFileHasATurnedThumbnailThatStandsIn() throws {
+        let file = try InputFile(path: fixtureFolder.path("cat-phone-like.heic"))
+        let header = try HEIFHeader(file: file)
+        #expect(header.width == 200 && header.height == 300 && header.orientation == .up && header.grid != nil)
+        let thumbnail = try #require(header.thumbnails.first)
+        #expect(thumbnail.width == 100 && thumbnail.height == 150 && thumbnail.canStandIn)
+        let decoder = try HEIFDecoder(file: file, limits: PNGLimits(), minimumWidth: 50, minimumHeight: 75)
+        #expect(decoder.thumbnail == thumbnail && decoder.width == 100 && decoder.height == 150)
     }
 
     @Test func colourInformationIsKept() throws {
