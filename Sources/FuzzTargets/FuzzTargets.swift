@@ -9,6 +9,8 @@ public enum FuzzTargets {
         .webpDecode,
         .gifHeader,
         .gifDecode,
+        .heifHeader,
+        .heifDecode,
     ]
 
     public static func named(_ name: String) -> FuzzTarget? {

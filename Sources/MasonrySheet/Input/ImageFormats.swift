@@ -1,4 +1,5 @@
 import GIFCodec
+import HEIFCodec
 import JPEGCodec
 import PNGCodec
 import Raster
@@ -102,8 +103,26 @@ public enum ImageFormats {
             return (SourceHeader(decoder.header), decoder)
         })
 
+
+    /// HEIC/HEIF and AVIF share one decoder (libheif) and one header reader; the brands of
+    /// `ftyp` tell them apart. libheif applies `irot`/`imir`/`clap`, so the header's size is the
+    /// displayed one and the orientation `.up`.
+    static let heif = heifFamily(.heif, name: "HEIF", folderExtensions: [".heic", ".heif", ".hif"])
+    static let avif = heifFamily(.avif, name: "AVIF", folderExtensions: [".avif"])
+
+    private static func heifFamily(_ family: HEIFFormat, name: String, folderExtensions: [String]) -> ImageFormat {
+        ImageFormat(
+            name: name, folderExtensions: folderExtensions, decoderVersion: HEIFDecoder.libraryVersion(for: family),
+            matches: { prefix in HEIFHeader.format(prefix: prefix) == family },
+            readHeader: { file throws(PNGError) in SourceHeader(try HEIFHeader(file: file)) },
+            openDecoder: { file, limits, minimumWidth, minimumHeight throws(PNGError) in
+                let decoder = try HEIFDecoder(file: file, limits: limits, minimumWidth: minimumWidth, minimumHeight: minimumHeight)
+                return (SourceHeader(decoder.header), decoder)
+            })
+    }
+
     /// Every format, in the order their signatures are tried.
-    public static let all: [ImageFormat] = [png, jpeg, webp, gif]
+    public static let all: [ImageFormat] = [png, jpeg, webp, gif, heif, avif]
 
     /// Every extension a folder scan picks up.
     static let folderExtensions: [[UInt8]] = all.flatMap(\.folderExtensions).map { Array($0.utf8) }
@@ -179,5 +198,9 @@ extension SourceHeader {
 
     init(_ webp: WebPHeader) {
         self.init(width: webp.width, height: webp.height, orientation: webp.orientation, frameCount: webp.frameCount)
+    }
+
+    init(_ heif: HEIFHeader) {
+        self.init(width: heif.width, height: heif.height, orientation: heif.orientation, frameCount: heif.frameCount)
     }
 }
