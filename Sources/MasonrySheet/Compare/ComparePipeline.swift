@@ -1,3 +1,4 @@
+import CompareConfig
 import Foundation
 import GalleryPage
 import ImageDiff
@@ -10,6 +11,15 @@ public struct CompareOptions: Sendable {
     public var diff = DiffOptions()
     /// When a pair fails: `--max-diff-pixels`, `--max-diff-ratio`, `--allow-resize`, `--fail-on-missing`.
     public var limits = CompareLimits()
+    /// `--ignore` rectangles, for every pair.
+    public var ignore: [PixelRect] = []
+    /// The config file's rules (SPEC §9), applied over `diff`, `limits` and `ignore` for the
+    /// paths they match.
+    public var rules: [PathRule] = []
+    /// `--mask-dir`: a folder of mask images, one per pair at its relative path.
+    public var maskDirectory: RawPath?
+    /// `--paths`: when not empty, only pairs whose relative path matches one of these are compared.
+    public var paths: [PathGlob] = []
     /// Draw unchanged pairs on the review sheet too.
     public var showUnchanged = false
     /// Threads; changes speed only, never bytes.
@@ -21,6 +31,11 @@ public struct CompareOptions: Sendable {
     public var maxMemory: Int = 1 << 30
 
     public init() {}
+
+    /// Every pair's options: these, then the rules.
+    public var optionRules: OptionRules {
+        OptionRules(base: PairOptions(diff: diff, limits: limits, ignore: ignore), rules: rules)
+    }
 }
 
 /// Two folders to compare and the files to write.
@@ -96,11 +111,14 @@ public enum ComparePipeline {
         // Earlier outputs are never compared: the review sheet, the report, and pages of an earlier run.
         let excluded = outputs + Planner.existingPageFiles(output: request.output)
         let pairs = try ComparePairing.pairs(baseline: request.baseline, current: request.current, excluding: excluded)
+            .filter { pair in options.paths.isEmpty || options.paths.contains { $0.matches(pair.relativePath.bytes) } }
+        let rules = options.optionRules
         let pixelLimits = PNGLimits(maxPixels: options.maxPixels)
         // Opens inputs of any path length; running out of descriptors fails the run, never a pair.
         let opener = InputOpener()
         let judged = parallelMap(count: pairs.count, jobs: options.jobs) { index in
-            PairJudging.judge(pairs[index], pixelLimits: pixelLimits, options: options.diff, limits: options.limits, opener: opener)
+            PairJudging.judge(pairs[index], pixelLimits: pixelLimits, options: rules.options(for: pairs[index].relativePath.bytes),
+                              maskDirectory: options.maskDirectory, opener: opener)
         }
         try opener.checkRun()
         let items = ComparePlanner.sheetOrder(judged)

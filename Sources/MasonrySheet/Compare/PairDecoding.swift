@@ -77,8 +77,8 @@ enum PairDecoding {
     /// Decodes both images in lockstep and compares them by pixelmatch's rule (SPEC §9). With an
     /// `observer`, it also receives every row of both images and (if it draws the canvas) of the
     /// canvas; without one, only counts are made (rows below the overlap are not visited).
-    static func compare(baseline: RawPath, current: RawPath, limits: PNGLimits, options: DiffOptions, opener: InputOpener,
-                        observer: PairRowObserver? = nil) throws(PairFailure) -> CanvasDiff {
+    static func compare(baseline: RawPath, current: RawPath, limits: PNGLimits, options: DiffOptions, ignore: IgnoreMask? = nil,
+                        opener: InputOpener, observer: PairRowObserver? = nil) throws(PairFailure) -> CanvasDiff {
         do {
             return try opener.withFile(baseline) { baselineFile in
                 let baselineDecoder: PNGDecoder
@@ -88,7 +88,7 @@ enum PairDecoding {
                 do {
                     return try opener.withFile(current) { currentFile in
                         let currentDecoder = try PNGDecoder(file: currentFile, limits: limits, compactOpaqueRows: true)
-                        return try lockstep(baselineDecoder, currentDecoder, options: options, observer: observer)
+                        return try lockstep(baselineDecoder, currentDecoder, options: options, ignore: ignore, observer: observer)
                     }
                 } catch {
                     throw PairFailure(side: .current, error)   // a PairFailure from the lockstep is kept
@@ -100,10 +100,10 @@ enum PairDecoding {
     }
 
     private static func lockstep(_ baselineDecoder: PNGDecoder, _ currentDecoder: PNGDecoder, options: DiffOptions,
-                                 observer: PairRowObserver?) throws(PairFailure) -> CanvasDiff {
+                                 ignore: IgnoreMask?, observer: PairRowObserver?) throws(PairFailure) -> CanvasDiff {
         let b = baselineDecoder.header, c = currentDecoder.header
         let diff = CanvasDiff(baselineWidth: b.width, baselineHeight: b.height, currentWidth: c.width,
-                              currentHeight: c.height, options: options)
+                              currentHeight: c.height, options: options, ignore: ignore)
         let baselineRows = DiffRowFormat(baselineDecoder), currentRows = DiffRowFormat(currentDecoder)
         let canvasObserver = observer?.drawsCanvas == true ? observer : nil
         let emit: (Int, UnsafeBufferPointer<UInt8>) -> Void = { y, classes in
