@@ -47,6 +47,14 @@ public struct CompareRequest: Sendable {
     public var report: RawPath?
     /// The HTML review page (SPEC §11), written whenever the report is (exit 0 or 1).
     public var html: RawPath?
+    /// `--junit`: the JUnit XML of every pair.
+    public var junit: RawPath?
+    /// `--markdown`: the GitHub-flavoured summary; `linkBase` makes each path a link into the
+    /// uploaded review page (`linkBase#pair-N`).
+    public var markdown: RawPath?
+    public var linkBase: String?
+    /// `--update-baseline`: applied after every output was written.
+    public var update: BaselineUpdate?
     public var options: CompareOptions
 
     public init(baseline: RawPath, current: RawPath, output: RawPath = RawPath("review.png"), report: RawPath? = nil,
@@ -88,6 +96,15 @@ public struct CompareOutcome: Sendable {
     public let written: [(file: RawPath, width: Int, height: Int)]
     /// Pairs drawn on the review sheet (the first ones of `items`).
     public let drawn: Int
+    /// What `--update-baseline` did (or, with `--dry-run`, would do), one entry per file.
+    public let baselineChanges: [BaselineChange]
+
+    /// Pairs that still fail once the baseline was updated (as `summary.failed` without an
+    /// update or in a dry run): a pair whose file was copied or deleted passes.
+    public var failedAfterUpdate: Int {
+        let fixed = Set(baselineChanges.filter(\.fixesPair).map(\.relativePath))
+        return items.filter { $0.verdict.failed && !fixed.contains($0.relativePath) }.count
+    }
 }
 
 /// `masonry compare`: pair, judge, plan, paint, publish (SPEC §9).
@@ -106,7 +123,7 @@ public enum ComparePipeline {
     public static func run(_ request: CompareRequest, events: @escaping @Sendable (SheetEvent) -> Void = { _ in })
         throws(SheetError) -> CompareOutcome {
         let options = request.options
-        let outputs = [request.output] + [request.report, request.html].compactMap { $0 }
+        let outputs = [request.output] + [request.report, request.html, request.junit, request.markdown].compactMap { $0 }
         try OutputSafety.check(outputs: outputs, inputs: [])
         // Earlier outputs are never compared: the review sheet, the report, and pages of an earlier run.
         let excluded = outputs + Planner.existingPageFiles(output: request.output)
@@ -150,8 +167,16 @@ public enum ComparePipeline {
                 let text = CompareReport(options: options, summary: summary, plan: plan, items: items).json()
                 try publisher.open(report).write(Array(text.utf8))
             }
+            if let junit = request.junit {
+                try publisher.open(junit).write(Array(JUnitReport.xml(items: items, baseline: request.baseline, current: request.current).utf8))
+            }
+            if let markdown = request.markdown {
+                try publisher.open(markdown).write(Array(MarkdownReport.text(items: items, summary: summary, linkBase: request.linkBase).utf8))
+            }
             try publisher.commitAll()
-            return CompareOutcome(summary: summary, items: items, written: written, drawn: shown.count)
+            // Only once every output is in place: a run that failed leaves the baseline untouched.
+            let changes = request.update.map { BaselineUpdater.apply($0, items: items, baseline: request.baseline) } ?? []
+            return CompareOutcome(summary: summary, items: items, written: written, drawn: shown.count, baselineChanges: changes)
         } catch {
             publisher.discardAll()
             throw error
