@@ -102,7 +102,7 @@ enum BaselineUpdater {
     /// The folder holding `relativePath`'s file, opened component by component below the
     /// baseline without following links (made when `create`), and the file's name.
     private static func openParent(of relativePath: RawPath, in baseline: RawPath, create: Bool) throws(BaselineRefusal)
-        -> (descriptor: Int32, name: [UInt8]) {
+        -> (descriptor: Int32, name: [CChar]) {
         let components = relativePath.bytes.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false).map(Array.init)
         guard let name = components.last,
               components.allSatisfy({ !$0.isEmpty && $0 != [0x2E] && $0 != [0x2E, 0x2E] && !$0.contains(0) }) else {
@@ -113,14 +113,15 @@ enum BaselineUpdater {
         var walked: [UInt8] = []
         for component in components.dropLast() {
             walked += (walked.isEmpty ? [] : [UInt8(ascii: "/")]) + component
-            var next = masonry_openat(folder, component, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC, 0)
+            let name = cString(component)
+            var next = masonry_openat(folder, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC, 0)
             if next < 0 && errno == ENOENT && create {
-                if mkdirat(folder, component, 0o777) != 0 && errno != EEXIST {
+                if mkdirat(folder, name, 0o777) != 0 && errno != EEXIST {
                     let code = errno
                     close(folder)
                     throw BaselineRefusal("cannot make folder \(RawPath(bytes: walked).displayName)", code)
                 }
-                next = masonry_openat(folder, component, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC, 0)
+                next = masonry_openat(folder, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC, 0)
             }
             let code = errno
             close(folder)
@@ -132,7 +133,12 @@ enum BaselineUpdater {
             }
             folder = next
         }
-        return (folder, name)
+        return (folder, cString(name))
+    }
+
+    /// A name as the NUL-terminated string the `*at` calls take.
+    private static func cString(_ bytes: [UInt8]) -> [CChar] {
+        bytes.map { CChar(bitPattern: $0) } + [0]
     }
 
     private static func write(_ item: PairResult, into baseline: RawPath) throws(BaselineRefusal) {
@@ -147,9 +153,10 @@ enum BaselineUpdater {
         if fstatat(folder, name, &status, AT_SYMLINK_NOFOLLOW) == 0, status.st_mode & S_IFMT == S_IFDIR {
             throw BaselineRefusal("it is a folder in the baseline")
         }
-        let temporaryName = TemporaryName.make(for: name)
+        let temporaryBytes = TemporaryName.make(for: item.relativePath.lastComponent)
+        let temporaryName = cString(temporaryBytes)
         let folderPrefix = item.relativePath.bytes.prefix(through: item.relativePath.bytes.lastIndex(of: UInt8(ascii: "/")) ?? -1)
-        let registered = baseline.appending(Array(folderPrefix) + temporaryName)
+        let registered = baseline.appending(Array(folderPrefix) + temporaryBytes)
         let (descriptor, code) = SignalCleanup.create(registered) {
             masonry_openat(folder, temporaryName, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o666)
         }

@@ -1,9 +1,9 @@
 import ImageDiff
 
-/// What a CI report says about one pair: the numbers its failure message carries.
-enum PairNumbers {
+/// What a CI report (and `--verbose`) says about one pair: the numbers its failure message carries.
+public enum PairNumbers {
     /// `143 px differ (0.286%), 3 anti-aliased, 40 ignored; limits 0 px, 0.000%`, or the reason.
-    static func text(_ item: PairResult) -> String {
+    public static func text(_ item: PairResult) -> String {
         if let reason = item.reason { return reason }
         switch item.verdict.status {
         case .added: return "only in the current folder"
@@ -90,7 +90,7 @@ enum JUnitReport {
 /// `--markdown FILE.md` (SPEC §9): a GitHub-flavoured summary for `$GITHUB_STEP_SUMMARY` or a
 /// PR comment: the verdict line, the counts, a table of failing pairs, and the passing changes
 /// folded in `<details>`. Paths are escaped so no name can break the table or inject markup:
-/// every ASCII punctuation character gets a backslash, and names that are not printable UTF-8
+/// every ASCII punctuation character but `/` gets a backslash, and names that are not printable UTF-8
 /// are shown escaped (`caf\xe9.png`). With `--link-base URL`, each path links to
 /// `URL#pair-N`, the pair's place on the review page (N: its 1-based place in the report).
 enum MarkdownReport {
@@ -127,12 +127,13 @@ enum MarkdownReport {
     }
 
     /// Markdown text showing `text` literally, also inside a table cell: a backslash before
-    /// every ASCII punctuation character (CommonMark escapes any of them; GFM tables take `\|`).
+    /// every ASCII punctuation character but `/`, which starts nothing (CommonMark escapes any
+    /// of them; GFM tables take `\|`; an escaped `.` or `:` stops GFM's autolinks).
     static func escaped(_ text: String) -> String {
         var out = ""
         for scalar in text.unicodeScalars {
             if scalar.isASCII, let byte = UInt8(exactly: scalar.value),
-               (0x21...0x2F).contains(byte) || (0x3A...0x40).contains(byte) || (0x5B...0x60).contains(byte) || (0x7B...0x7E).contains(byte) {
+               ((0x21...0x2E).contains(byte)) || (0x3A...0x40).contains(byte) || (0x5B...0x60).contains(byte) || (0x7B...0x7E).contains(byte) {
                 out += "\\"
             }
             out.unicodeScalars.append(scalar)
