@@ -5,6 +5,7 @@ public enum FuzzTargets {
     public static let all: [FuzzTarget] = [
         .pngHeader,
         .jpegHeader,
+        .compareConfig, .compareGlob,
     ]
 
     public static func named(_ name: String) -> FuzzTarget? {

@@ -82,8 +82,10 @@ public final class CanvasDiff {
             if overlapWidth == canvasWidth { return try emit(y, classes) }
             try canvasRow.withUnsafeMutableBufferPointer { row in
                 _ = row.update(fromContentsOf: classes)
-                UnsafeMutableBufferPointer(rebasing: row[overlapWidth...]).update(repeating: PixelClass.differing)
-                ignore.mark(row: y, in: row)
+                if !ignore.isEmpty {
+                    UnsafeMutableBufferPointer(rebasing: row[overlapWidth...]).update(repeating: PixelClass.differing)
+                    ignore.mark(row: y, in: row)
+                }
                 try emit(y, UnsafeBufferPointer(row))
             }
         }
@@ -113,9 +115,12 @@ public final class CanvasDiff {
         finished = true
         guard canvasHeight > overlapHeight else { return }
         try canvasRow.withUnsafeMutableBufferPointer { row in
+            row.update(repeating: PixelClass.differing)
             for y in overlapHeight..<canvasHeight {
-                row.update(repeating: PixelClass.differing)
-                ignore.mark(row: y, in: row)
+                if !ignore.isEmpty {
+                    row.update(repeating: PixelClass.differing)
+                    ignore.mark(row: y, in: row)
+                }
                 try emit(y, UnsafeBufferPointer(row))
             }
         }
