@@ -64,18 +64,14 @@ public struct PathGlob: Sendable, Hashable, CustomStringConvertible {
         var reachable = [Bool](repeating: false, count: parts.count + 1)
         reachable[0] = true
         for segment in segments {
-            var next = [Bool](repeating: false, count: parts.count + 1)
             switch segment {
             case .anySegments:
-                var seen = false
-                for j in 0...parts.count {
-                    seen = seen || reachable[j]
-                    next[j] = seen
-                }
+                reachable = Self.reachableAfterAnyRun(reachable)
             case .pattern(let tokens):
+                var next = [Bool](repeating: false, count: parts.count + 1)
                 for j in 0..<parts.count where reachable[j] && Self.matches(tokens, parts[j]) { next[j + 1] = true }
+                reachable = next
             }
-            reachable = next
         }
         return reachable[parts.count]
     }
@@ -86,14 +82,13 @@ public struct PathGlob: Sendable, Hashable, CustomStringConvertible {
         var reachable = [Bool](repeating: false, count: name.count + 1)
         reachable[0] = true
         for token in tokens {
+            if token == .anyRun {
+                reachable = reachableAfterAnyRun(reachable)
+                continue
+            }
             var next = [Bool](repeating: false, count: name.count + 1)
             switch token {
-            case .anyRun:
-                var seen = false
-                for i in 0...name.count {
-                    seen = seen || reachable[i]
-                    next[i] = seen
-                }
+            case .anyRun: break
             case .anyCharacter:
                 for i in 0..<name.count where reachable[i] { next[i + characterLength(name, at: i)] = true }
             case .literal(let byte):
@@ -102,6 +97,13 @@ public struct PathGlob: Sendable, Hashable, CustomStringConvertible {
             reachable = next
         }
         return reachable[name.count]
+    }
+
+    /// After a token that takes any run (`*` of bytes, `**` of segments): every position at or
+    /// after a reachable one is reachable.
+    static func reachableAfterAnyRun(_ reachable: [Bool]) -> [Bool] {
+        var seen = false
+        return reachable.map { seen = seen || $0; return seen }
     }
 
     /// The length of the UTF-8 sequence at `i` when it is a whole, valid one; else 1.

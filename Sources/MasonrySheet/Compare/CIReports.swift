@@ -1,3 +1,4 @@
+import GalleryPage
 import ImageDiff
 
 /// What a CI report (and `--verbose`) says about one pair: the numbers its failure message carries.
@@ -71,20 +72,7 @@ enum JUnitReport {
     }
 
     /// Text for an XML attribute or element: the five special characters as entities.
-    static func escaped(_ text: String) -> String {
-        var out = ""
-        for character in text.unicodeScalars {
-            switch character {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&apos;"
-            default: out.unicodeScalars.append(character)
-            }
-        }
-        return out
-    }
+    static func escaped(_ text: String) -> String { PageText.html(text) }
 }
 
 /// `--markdown FILE.md` (SPEC §9): a GitHub-flavoured summary for `$GITHUB_STEP_SUMMARY` or a
