@@ -39,7 +39,7 @@ struct PairPanelsPainter {
                 let mask = try PairMasking.mask(width: max(baseline.image.width, current.image.width),
                                                 height: max(baseline.image.height, current.image.height),
                                                 rectangles: panels.ignore, maskFile: panels.maskFile, limits: limits, opener: opener)
-                _ = try PairDecoding.compare(baseline: baseline.image.path, current: current.image.path, limits: limits,
+                _ = try PairDecoding.compare(baseline: baseline.image, current: current.image, limits: limits,
                                              options: panels.options, ignore: mask, opener: opener, observer: painter)
             } catch {
                 for rect in [baseline.rect, current.rect] + (panels.difference.map { [$0] } ?? []) { fill(rect, underlay, canvas) }
