@@ -94,6 +94,9 @@ import TestSupport
         let reason = broken.item("ui/shift.png")?["reason"] as? String
         #expect(reason?.hasPrefix("mask: ") == true, "\(String(describing: reason))")
         #expect(TestSupport.SHA256.hex(try Data(contentsOf: URL(fileURLWithPath: folder.file("masks/ui/badge.png")))) == maskDigest)
+        let nowhere = try Suite.compare(["--mask-dir", "nowhere"], in: folder)
+        #expect(nowhere.result.status == 2 && nowhere.reportText.isEmpty)
+        #expect(nowhere.result.errorLines == ["masonry: error: the mask folder nowhere does not exist or is not a folder"])
     }
 
     /// The difference panel shows ignored pixels hatched and never red.

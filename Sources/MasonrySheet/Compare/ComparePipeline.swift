@@ -127,6 +127,9 @@ public enum ComparePipeline {
         try OutputSafety.check(outputs: outputs, inputs: [])
         // Earlier outputs are never compared: the review sheet, the report, and pages of an earlier run.
         let excluded = outputs + Planner.existingPageFiles(output: request.output)
+        if let masks = options.maskDirectory, (masks.status()?.st_mode ?? 0) & S_IFMT != S_IFDIR {
+            throw SheetError("the mask folder \(masks.displayName) does not exist or is not a folder")
+        }
         let pairs = try ComparePairing.pairs(baseline: request.baseline, current: request.current, excluding: excluded)
             .filter { pair in options.paths.isEmpty || options.paths.contains { $0.matches(pair.relativePath.bytes) } }
         let rules = options.optionRules
