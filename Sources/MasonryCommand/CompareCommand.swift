@@ -39,7 +39,8 @@ let compareOptionTable: [OptionSpec] = [
               + "resized ones), all (also delete removed ones). The exit status is the suite's after the update.",
           defaultText: nil, bareValue: BaselineUpdateMode.changed.rawValue),
     .init(key: .dryRun, short: nil, long: "dry-run", value: nil,
-          help: "With --update-baseline: print what would change and change nothing.", defaultText: nil),
+          help: "With --update-baseline: print what would change and change nothing (the exit status is the suite's as it "
+              + "stands).", defaultText: nil),
     .init(key: .threshold, short: nil, long: "threshold", value: "t",
           help: "pixelmatch's threshold, 0 to 1: pixels differ when their YIQ distance exceeds 35215 t².",
           defaultText: "0.1"),

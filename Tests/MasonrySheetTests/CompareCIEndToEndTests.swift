@@ -104,7 +104,7 @@ import Glibc
         #expect(run.result.status == (refused["failed"] as? Bool == true ? 1 : 0))
     }
 
-    @Test func failedRunLeavesTheBaselineUntouched() throws {
+    @Test func stoppedRunLeavesTheBaselineUntouched() throws {
         let folder = TemporaryFolder()
         try Suite.makeSuite(in: folder)
         let before = try CompareMaskEndToEndTests.tree(folder.file("base"))

@@ -204,7 +204,7 @@ import Glibc
     }
 
     /// A pair with one unreadable side draws the readable side's picture beside the reason.
-    @Test func errorPairDrawsItsReadableSide() throws {
+    @Test func pairWithOneUnreadableSideDrawsTheOther() throws {
         let folder = TemporaryFolder()
         try Self.makeSuite(in: folder)
         let run = try Self.compare([], in: folder)
