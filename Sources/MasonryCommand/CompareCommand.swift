@@ -114,8 +114,9 @@ enum CompareCommand {
                 output.standardError("masonry: \(outcome.summary.line)\n")
                 if request.update != nil {
                     let verb = request.update?.dryRun == true ? "would change" : "changed"
-                    output.standardError("masonry: baseline: \(outcome.baselineChanges.filter { $0.refusal == nil }.count) files "
-                                         + "\(verb); \(outcome.failedAfterUpdate) failed after the update\n")
+                    let files = outcome.baselineChanges.filter { $0.refusal == nil }.count
+                    output.standardError("masonry: baseline: \(files) \(files == 1 ? "file" : "files") \(verb); "
+                                         + "\(outcome.failedAfterUpdate) failed after the update\n")
                 }
             }
             return outcome.failedAfterUpdate > 0 ? 1 : 0

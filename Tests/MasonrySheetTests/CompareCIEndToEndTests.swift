@@ -29,6 +29,11 @@ import Glibc
         #expect(dryLines.contains("masonry: baseline: would delete ui/gone.png (removed)"))
         #expect(dry.result.errorLines.last == "masonry: baseline: 8 files would change; 6 failed after the update")
         #expect(try CompareMaskEndToEndTests.tree(folder.file("base")) == baseBefore)
+        let narrow = try Suite.compare(["--update-baseline=missing", "--paths", "ui/n*", "--paths", "screens/s1?.png", "--dry-run"], in: folder)
+        #expect(narrow.result.errorLines.filter { $0.hasPrefix("masonry: baseline: ") }
+                == ["masonry: baseline: would write ui/new.png (added)", "masonry: baseline: 1 file would change; 0 failed after the update"])
+        #expect(narrow.items.compactMap { $0["path"] as? String }.sorted() == ["screens/s10.png", "screens/s11.png", "screens/s12.png", "ui/new.png"])
+        #expect(try CompareMaskEndToEndTests.tree(folder.file("base")) == baseBefore)
 
         // missing: only added files; the changed ones still fail.
         let missing = try Suite.compare(["--update-baseline=missing"], in: folder)
