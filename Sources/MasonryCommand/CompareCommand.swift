@@ -117,18 +117,21 @@ enum CompareCommand {
         return value
     }
 
+    static let overview = "Compare two folders of PNG screenshots on one review sheet."
+    /// The arguments, as `--help` and the man page describe them.
+    static let arguments = [("<baseline>", "The folder of expected images."),
+                            ("<current>", "The folder of new images; files are paired by their path below each folder.")]
+    /// Every exit status with its meaning, for `--help` and the man page.
+    static let exitStatuses = [("0", "No pair failed."),
+                               ("1", "Some pair failed (the sheet and report were still written)."),
+                               ("2", "Trouble: a folder is missing or an output cannot be written (nothing written)."),
+                               ("64", "Usage error.")]
+
     static var help: String {
-        var lines = ["OVERVIEW: Compare two folders of PNG screenshots on one review sheet.", "",
-                     "USAGE: \(usage)", "", "ARGUMENTS:",
-                     HelpText.row("<baseline>", "The folder of expected images."),
-                     HelpText.row("<current>", "The folder of new images; files are paired by their path below each folder."),
-                     "", "OPTIONS:"]
+        var lines = ["OVERVIEW: \(overview)", "", "USAGE: \(usage)", "", "ARGUMENTS:"]
+        lines += arguments.map(HelpText.row) + ["", "OPTIONS:"]
         lines += HelpText.optionRows(compareOptionTable)
-        lines += ["", "EXIT STATUS:",
-                  HelpText.row("0", "No pair failed."),
-                  HelpText.row("1", "Some pair failed (the sheet and report were still written)."),
-                  HelpText.row("2", "Trouble: a folder is missing or an output cannot be written (nothing written)."),
-                  HelpText.row("64", "Usage error.")]
+        lines += ["", "EXIT STATUS:"] + exitStatuses.map(HelpText.row)
         return lines.joined(separator: "\n") + "\n"
     }
 }

@@ -1,0 +1,210 @@
+import Foundation
+@testable import MasonryCommand
+import Testing
+import TestSupport
+
+/// The man page and the completion scripts that `make install` installs (issue #26), made by
+/// the built `masonry --generate-manual` / `--generate-completion <shell>`: every option that
+/// `--help` lists (a render's and `masonry compare`'s) is in each of them, `man -l` renders the
+/// page, and the completions work in the shells themselves (bash always; zsh and fish when
+/// installed, which `make test` does, else only their text is checked).
+@Suite struct ManualAndCompletionTests {
+    /// The long option names `--help` lists, read from its OPTIONS section as a user sees it.
+    static func helpOptions(_ arguments: [String]) throws -> [String] {
+        let help = try MasonryExecutable.run(arguments).standardOutput
+        let section = help.components(separatedBy: "\nOPTIONS:\n")[1].components(separatedBy: "\n\n")[0]
+        return section.split(separator: "\n").filter { $0.hasPrefix("  -") }.compactMap { line in
+            let words = line.split(separator: " ")
+            return words.first { $0.hasPrefix("--") }.map(String.init)
+        }
+    }
+
+    static func generated(_ arguments: [String]) throws -> String {
+        let result = try MasonryExecutable.run(arguments)
+        #expect(result.status == 0 && result.standardError.isEmpty, "\(arguments): \(result.standardError)")
+        return result.standardOutput
+    }
+
+    /// Runs `shell` on `script` (written to a file of its own) in `folder`.
+    static func runShell(_ shell: String, _ script: String, in folder: String) throws -> ProcessResult {
+        let scriptFolder = TemporaryFolder("masonry-shell")
+        let scriptPath = scriptFolder.file("check.\(shell)")
+        try Data(script.utf8).write(to: URL(fileURLWithPath: scriptPath))
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = [shell, scriptPath]
+        process.currentDirectoryURL = URL(fileURLWithPath: folder)
+        let output = Pipe(), error = Pipe()
+        process.standardOutput = output
+        process.standardError = error
+        try process.run()
+        let outputData = output.fileHandleForReading.readDataToEndOfFile()
+        let errorData = error.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return ProcessResult(status: process.terminationStatus, standardOutput: String(decoding: outputData, as: UTF8.self),
+                             standardError: String(decoding: errorData, as: UTF8.self))
+    }
+
+    static func installed(_ program: String) -> Bool {
+        ["/usr/bin", "/bin", "/usr/local/bin"].contains { FileManager.default.isExecutableFile(atPath: "\($0)/\(program)") }
+    }
+
+    /// A folder with two images and a sub-folder, for file and folder completion.
+    static func filesFolder() throws -> TemporaryFolder {
+        let folder = TemporaryFolder("masonry-completion")
+        for name in ["a1.png", "a2.jpg"] { try Data().write(to: URL(fileURLWithPath: folder.file(name))) }
+        try FileManager.default.createDirectory(atPath: folder.file("adir"), withIntermediateDirectories: false)
+        return folder
+    }
+
+    /// The options with enumerated values, per command, as the tables declare them.
+    static let enumerated: [(command: [String], option: OptionSpec)] =
+        optionTable.filter { !$0.choices.isEmpty }.map { ([], $0) }
+        + compareOptionTable.filter { !$0.choices.isEmpty }.map { (["compare"], $0) }
+
+    @Test func theHelpListsTheTablesOptions() throws {
+        let render = try Self.helpOptions(["--help"])
+        let compare = try Self.helpOptions(["compare", "--help"])
+        #expect(render == optionTable.map { "--\($0.long)" })
+        #expect(compare == compareOptionTable.map { "--\($0.long)" })
+        #expect(Self.enumerated.map(\.option.long).starts(with: ["order", "font-size", "enlarge", "sort", "compression"]))
+    }
+
+    @Test func theManualHasEveryOptionAndManRendersIt() throws {
+        let source = try Self.generated(["--generate-manual"])
+        let options = try Self.helpOptions(["--help"]) + Self.helpOptions(["compare", "--help"])
+        for option in options {
+            #expect(source.contains(#"\fB"# + option.replacingAll("-", with: #"\-"#) + #"\fR"#), "\(option) not in the man page")
+        }
+        for section in [".SH SYNOPSIS", ".SH OPTIONS", ".SH COMPARE", ".SH EXIT STATUS"] { #expect(source.contains(section)) }
+        guard Self.installed("man") else {
+            TestLog.verbose("man is not installed: the man page's rendering is not checked")
+            return
+        }
+        let folder = TemporaryFolder("masonry-manual")
+        try Data(source.utf8).write(to: URL(fileURLWithPath: folder.file("masonry.1")))
+        let rendered = try Self.runShell("bash", "MANWIDTH=100 man --warnings -l masonry.1", in: folder.path)
+        #expect(rendered.status == 0 && rendered.standardError.isEmpty, "man -l: \(rendered.standardError)")
+        let text = rendered.standardOutput
+        #expect(text.hasPrefix("MASONRY(1)"))
+        for option in options { #expect(text.contains(option), "\(option) not in the page man renders") }
+        let trimmed = text.split(separator: "\n").map { $0.drop { $0 == " " } }
+        for status in ExitStatus.allCases {
+            #expect(trimmed.contains { $0 == "\(status.rawValue)" || $0.hasPrefix("\(status.rawValue) ") }, "status \(status.rawValue)")
+        }
+        #expect(text.contains(#"\n between lines"#), "a backslash in the help must survive troff")
+    }
+
+    @Test func bashCompletesOptionsValuesAndFiles() throws {
+        let script = try Self.generated(["--generate-completion", "bash"])
+        let folder = try Self.filesFolder()
+        try Data(script.utf8).write(to: URL(fileURLWithPath: folder.file("masonry.bash")))
+        let renderOptions = try Self.helpOptions(["--help"]), compareOptions = try Self.helpOptions(["compare", "--help"])
+        // Each case: the words typed (the last one is being completed) and what must be offered.
+        var cases: [(words: [String], expected: [String])] = []
+        for option in renderOptions {
+            let typed = String(option.dropLast())
+            cases.append((["masonry", typed], renderOptions.filter { $0.hasPrefix(typed) }))
+        }
+        for option in compareOptions {
+            let typed = String(option.dropLast())
+            cases.append((["masonry", "compare", typed], compareOptions.filter { $0.hasPrefix(typed) }))
+        }
+        for (command, option) in Self.enumerated {
+            cases.append((["masonry"] + command + ["--\(option.long)", ""], option.choices))
+            cases.append((["masonry"] + command + ["--\(option.long)", "=", ""], option.choices))
+            let word = option.choices[0]
+            let sharing = option.choices.filter { $0.hasPrefix(word.prefix(2)) }
+            cases.append((["masonry"] + command + ["--\(option.long)", String(word.prefix(2))], sharing))
+        }
+        cases += [
+            (["masonry", "a"], ["a1.png", "a2.jpg", "adir"]),
+            (["masonry", "c"], ["compare"]),
+            (["masonry", "-o", "a"], ["a1.png", "a2.jpg", "adir"]),
+            (["masonry", "--cache", "a"], ["adir"]),
+            (["masonry", "--columns", ""], []),
+            (["masonry", "compare", "a"], ["adir"]),
+            (["masonry", "x", "c"], []),
+        ]
+        var program = "source ./masonry.bash\ncomplete -p masonry\n"
+        for (words, _) in cases {
+            let quoted = words.map { "'\($0)'" }.joined(separator: " ")
+            program += "COMP_WORDS=(\(quoted)); COMP_CWORD=\(words.count - 1); COMPREPLY=(); _masonry; "
+                + "printf '%s\\n' \"$(printf '%s\\n' \"${COMPREPLY[@]}\" | sort | paste -sd' ')\"\n"
+        }
+        let result = try Self.runShell("bash", program, in: folder.path)
+        #expect(result.standardError.isEmpty, "bash: \(result.standardError)")
+        var lines = result.standardOutput.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        #expect(lines.first == "complete -F _masonry masonry")
+        lines.removeFirst()
+        #expect(lines.count >= cases.count)
+        for (index, (words, expected)) in cases.enumerated() where index < lines.count {
+            #expect(lines[index] == expected.sorted().joined(separator: " "), "after \(words.joined(separator: " "))")
+        }
+    }
+
+    @Test func zshCompletionHasEveryOption() throws {
+        let script = try Self.generated(["--generate-completion", "zsh"])
+        #expect(script.hasPrefix("#compdef masonry\n"))
+        for option in try Self.helpOptions(["--help"]) + Self.helpOptions(["compare", "--help"]) {
+            #expect(script.contains("\(option)[") || script.contains("\(option)=[") || script.contains(",\(option)")
+                    || script.contains(",\(option)="), "\(option) not in the zsh completion")
+        }
+        for (_, option) in Self.enumerated {
+            #expect(script.contains(":(\(option.choices.joined(separator: " ")))'"), "--\(option.long)'s words")
+        }
+        guard Self.installed("zsh") else {
+            TestLog.verbose("zsh is not installed: its completion's syntax is not checked")
+            return
+        }
+        let folder = TemporaryFolder("masonry-zsh")
+        try Data(script.utf8).write(to: URL(fileURLWithPath: folder.file("_masonry")))
+        let syntax = try Self.runShell("zsh", "zsh -n _masonry && autoload -Uz compinit && compinit -u -d compdump "
+                                       + "&& fpath=(. $fpath) && autoload -Uz _masonry && whence -w _masonry", in: folder.path)
+        #expect(syntax.status == 0 && syntax.standardError.isEmpty, "zsh: \(syntax.standardError)")
+        #expect(syntax.standardOutput.contains("_masonry: function"))
+    }
+
+    @Test func fishCompletesOptionsValuesAndFolders() throws {
+        let script = try Self.generated(["--generate-completion", "fish"])
+        for option in try Self.helpOptions(["--help"]) + Self.helpOptions(["compare", "--help"]) {
+            #expect(script.contains(" -l \(option.dropFirst(2)) "), "\(option) not in the fish completion")
+        }
+        guard Self.installed("fish") else {
+            TestLog.verbose("fish is not installed: its completion is checked as text only")
+            return
+        }
+        let folder = try Self.filesFolder()
+        try Data(script.utf8).write(to: URL(fileURLWithPath: folder.file("masonry.fish")))
+        var program = "source masonry.fish\n"
+        var expected: [[String]] = []
+        let compareOptions = try Self.helpOptions(["compare", "--help"])
+        for option in compareOptions {
+            program += "complete -C 'masonry compare \(option.dropLast())' | string split -f1 \\t | sort | string join ' '\n"
+            expected.append(compareOptions.filter { $0.hasPrefix(option.dropLast()) }.sorted())
+        }
+        for (command, option) in Self.enumerated {
+            program += "complete -C 'masonry \((command + ["--\(option.long)", ""]).joined(separator: " "))' "
+                + "| string split -f1 \\t | sort | string join ' '\n"
+            expected.append(option.choices.sorted())
+        }
+        program += "complete -C 'masonry --cache a' | string split -f1 \\t | string join ' '\n"
+        expected.append(["adir/"])
+        program += "complete -C 'masonry -o a' | string split -f1 \\t | sort | string join ' '\n"
+        expected.append(["a1.png", "a2.jpg", "adir/"])
+        let result = try Self.runShell("fish", program, in: folder.path)
+        #expect(result.status == 0 && result.standardError.isEmpty, "fish: \(result.standardError)")
+        let lines = result.standardOutput.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        for (index, words) in expected.enumerated() {
+            #expect(index < lines.count && lines[index] == words.joined(separator: " "), "fish line \(index + 1)")
+        }
+    }
+
+    @Test func theGeneratorsAreHiddenAndCheckTheirArgument() throws {
+        let help = try MasonryExecutable.run(["--help"]).standardOutput
+        #expect(!help.contains("generate"))
+        let wrong = try MasonryExecutable.run(["--generate-completion", "tcsh"])
+        #expect(wrong.status == 64)
+        #expect(wrong.errorLines.first == "masonry: error: unknown shell 'tcsh' for '--generate-completion'; expected bash, zsh or fish")
+    }
+}
