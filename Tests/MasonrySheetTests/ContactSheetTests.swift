@@ -98,6 +98,16 @@ import TestSupport
         TestLog.verbose("example sheet: \(sheet.count) bytes, SHA-256 \(SHA256.hex(Array(sheet)))")
     }
 
+    /// README's "Use it from Swift" shows the example package whole: its manifest and program.
+    @Test func theReadmeShowsTheWholeExample() throws {
+        let readme = try String(contentsOf: Self.packageRoot.appendingPathComponent("README.md"), encoding: .utf8)
+        for file in ["Package.swift", "Sources/ContactSheetExample/main.swift"] {
+            let text = try String(contentsOf: Self.packageRoot.appendingPathComponent("Examples/ContactSheetExample/\(file)"),
+                                  encoding: .utf8)
+            #expect(readme.contains("```swift\n" + text + "```\n"), "README does not show \(file) as it is")
+        }
+    }
+
     static func run(_ executable: String, _ arguments: [String], in folder: String? = nil) throws -> ProcessResult {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
