@@ -83,19 +83,12 @@ enum ShellCompletion: String, CaseIterable {
             "    if [[ ${words[2]} == compare ]] && (( CURRENT > 2 )); then",
             "        shift words",
             "        (( CURRENT-- ))",
-            "        _arguments -s \\",
         ]
-        lines += compareOptionTable.map { "            " + zshSpec($0) + " \\" }
+        lines += zshArguments(compareOptionTable, then: ["'1:baseline folder:_files -/'", "'2:current folder:_files -/'"],
+                              indent: "        ")
+        lines += ["        return", "    fi"]
+        lines += zshArguments(optionTable, then: ["'*:input:_masonry_inputs'"], indent: "    ")
         lines += [
-            "            '1:baseline folder:_files -/' \\",
-            "            '2:current folder:_files -/'",
-            "        return",
-            "    fi",
-            "    _arguments -s \\",
-        ]
-        lines += optionTable.map { "        " + zshSpec($0) + " \\" }
-        lines += [
-            "        '*:input:_masonry_inputs'",
             "}",
             "_masonry_inputs() {",
             "    (( CURRENT == 2 )) && compadd compare",
@@ -104,6 +97,14 @@ enum ShellCompletion: String, CaseIterable {
             "_masonry \"$@\"",
         ]
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// One `_arguments` call over `table`'s options and then the `positional` specs, a line each.
+    private static func zshArguments(_ table: [OptionSpec], then positional: [String], indent: String) -> [String] {
+        let specs = table.map(zshSpec) + positional
+        return ["\(indent)_arguments -s \\"] + specs.enumerated().map { index, spec in
+            "\(indent)    \(spec)" + (index < specs.count - 1 ? " \\" : "")
+        }
     }
 
     /// One `_arguments` spec: `'(-o --output)'{-o+,--output=}'[help]:path:_files'`.
