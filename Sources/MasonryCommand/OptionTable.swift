@@ -194,10 +194,10 @@ let optionTable: [OptionSpec] = [
 
 /// `masonry --help`: overview, usage, arguments, options and exit statuses, from the option table.
 enum HelpText {
-    static let overview = "Lay out PNG and JPEG images as a masonry (waterfall) contact sheet."
+    static let overview = "Lay out \(ImageFormats.nameList) images as a masonry (waterfall) contact sheet."
     static let usage = "masonry [<options>] <input> ..."
     /// The arguments, as `--help` and the man page describe them.
-    static let arguments = [("<input>", "PNG or JPEG files, or folders whose *.png, *.jpg and *.jpeg files are read.")]
+    static let arguments = [("<input>", "Image files (read by their signature), or folders whose \(ImageFormats.extensionList) files are read.")]
 
     static var full: String {
         var lines = ["OVERVIEW: \(overview)", "", "USAGE: \(usage)",
