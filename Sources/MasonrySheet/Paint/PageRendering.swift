@@ -1,6 +1,5 @@
 import MasonryLayout
 import PNGCodec
-import Raster
 
 /// Paints the pages of a plan into their files, for every kind of run (a render, a compare):
 /// checks each page against the memory budget before anything is allocated, then paints it with
@@ -49,13 +48,13 @@ enum PageRendering {
         var written: [(file: RawPath, width: Int, height: Int)] = []
         for (page, window) in zip(pages, windows) {
             let scheduler = BandScheduler(page: page, painter: painter, windowRows: window)
-            let format: PixelFormat = plan.channels == 3 ? .rgb8 : .rgba8
             switch target {
             case .files(let publisher, let compression):
                 let file = try publisher.open(page.file)
                 do {
                     let encoder = try PNGEncoder(fileDescriptor: file.descriptor, width: plan.width, height: page.height,
-                                                 format: format, settings: compression, workers: jobs)
+                                                 format: plan.channels == 3 ? .rgb8 : .rgba8, settings: compression,
+                                                 workers: jobs)
                     let pageOutcomes = try scheduler.render(into: encoder, workerCount: jobs, onTileDone: onTileDone)
                     outcomes.merge(pageOutcomes) { first, _ in first }
                     file.startWriteback()
