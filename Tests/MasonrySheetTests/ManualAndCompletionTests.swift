@@ -25,8 +25,9 @@ import TestSupport
         return result.standardOutput
     }
 
-    /// Runs `shell` on `script` (written to a file of its own) in `folder`.
-    static func runShell(_ shell: String, _ script: String, in folder: String) throws -> ProcessResult {
+    /// Runs `shell` on `script` (written to a file of its own) in `folder`, after writing `files` there.
+    static func runShell(_ shell: String, _ script: String, in folder: String, files: [String: String] = [:]) throws -> ProcessResult {
+        for (name, text) in files { try Data(text.utf8).write(to: URL(fileURLWithPath: folder + "/" + name)) }
         let scriptFolder = TemporaryFolder("masonry-shell")
         let scriptPath = scriptFolder.file("check.\(shell)")
         try Data(script.utf8).write(to: URL(fileURLWithPath: scriptPath))
@@ -163,6 +164,26 @@ import TestSupport
                                        + "&& fpath=(. $fpath) && autoload -Uz _masonry && whence -w _masonry", in: folder.path)
         #expect(syntax.status == 0 && syntax.standardError.isEmpty, "zsh: \(syntax.standardError)")
         #expect(syntax.standardOutput.contains("_masonry: function"))
+
+        // Completion for real: an interactive zsh on a pseudo-terminal (zpty) is typed a line and
+        // a tab; what it lists is read up to the word expected last (zsh lists them sorted).
+        var program = "zmodload zsh/zpty\nzpty z zsh -f -i\n"
+            + "zpty -w z 'PS1=; fpath=(\(folder.path) $fpath); autoload -Uz compinit; compinit -u -D; LISTMAX=1000; zstyle \":completion:*\" list-rows-first yes'\n"
+        var expected: [(line: String, words: [String])] = Self.enumerated.map { command, option in
+            (((["masonry"] + command + ["--\(option.long) "]).joined(separator: " ")), option.choices)
+        }
+        expected.append(("masonry compare --thr", ["--threshold"]))
+        for (line, words) in expected {
+            program += "zpty -w z $'\\C-u\(line)\\t'\nzpty -r z out '*\(words.sorted().last!)*'\nprint -r -- \"$out\"\nprint END\n"
+        }
+        program += "zpty -d z\n"
+        let typed = try Self.runShell("bash", "timeout 60 zsh -f check.zsh.in", in: folder.path, files: ["check.zsh.in": program])
+        #expect(typed.status == 0, "zsh on a pty: \(typed.standardError)")
+        let answers = typed.standardOutput.components(separatedBy: "END\n")
+        for (index, (line, words)) in expected.enumerated() {
+            let answer = index < answers.count ? answers[index] : ""
+            for word in words { #expect(answer.contains(word), "zsh offers \(word) after '\(line)'") }
+        }
     }
 
     @Test func fishCompletesOptionsValuesAndFolders() throws {
