@@ -12,7 +12,8 @@ GENERATED = .build/share
 BINDIR = $(DESTDIR)$(PREFIX)/bin
 MANDIR = $(DESTDIR)$(PREFIX)/share/man/man1
 BASHDIR = $(DESTDIR)$(PREFIX)/share/bash-completion/completions
-ZSHDIR = $(DESTDIR)$(PREFIX)/share/zsh/site-functions
+# Debian's zsh reads /usr/local/share/zsh/site-functions, and /usr/share/zsh/vendor-completions for packages.
+ZSHDIR = $(DESTDIR)$(PREFIX)/share/zsh/$(if $(filter /usr,$(PREFIX)),vendor-completions,site-functions)
 FISHDIR = $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
 
 .PHONY: sheet test build packages test-packages install uninstall
