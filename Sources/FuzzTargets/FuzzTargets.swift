@@ -5,6 +5,8 @@ public enum FuzzTargets {
     public static let all: [FuzzTarget] = [
         .pngHeader,
         .jpegHeader,
+        .webpHeader,
+        .webpDecode,
     ]
 
     public static func named(_ name: String) -> FuzzTarget? {
