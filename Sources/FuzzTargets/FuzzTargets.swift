@@ -7,6 +7,10 @@ public enum FuzzTargets {
         .jpegHeader,
         .webpHeader,
         .webpDecode,
+        .gifHeader,
+        .gifDecode,
+        .heifHeader,
+        .heifDecode,
     ]
 
     public static func named(_ name: String) -> FuzzTarget? {
