@@ -2,6 +2,7 @@ import HEIFCodec
 import JPEGCodec
 import PNGCodec
 import Raster
+import WebPCodec
 
 /// One image format the tool reads: how to recognise a file of it from its first bytes, how to
 /// read its header (the size and orientation, no pixel decoded), and how to open a decoder
@@ -81,6 +82,15 @@ public enum ImageFormats {
             return (SourceHeader(decoder.header), decoder)
         })
 
+    static let webp = ImageFormat(
+        name: "WebP", folderExtensions: [".webp"], decoderVersion: WebPDecoder.libraryVersion,
+        matches: { prefix in WebPHeader.hasSignature(prefix) },
+        readHeader: { file throws(PNGError) in SourceHeader(try WebPHeader(file: file)) },
+        openDecoder: { file, limits, minimumWidth, minimumHeight throws(PNGError) in
+            let decoder = try WebPDecoder(file: file, limits: limits, minimumWidth: minimumWidth, minimumHeight: minimumHeight)
+            return (SourceHeader(decoder.header), decoder)
+        })
+
     /// HEIC/HEIF and AVIF share one decoder (libheif) and one header reader; the brands of
     /// `ftyp` tell them apart. libheif applies `irot`/`imir`/`clap`, so the header's size is the
     /// displayed one and the orientation `.up`.
@@ -99,7 +109,7 @@ public enum ImageFormats {
     }
 
     /// Every format, in the order their signatures are tried.
-    public static let all: [ImageFormat] = [png, jpeg, heif, avif]
+    public static let all: [ImageFormat] = [png, jpeg, webp, heif, avif]
 
     /// Every extension a folder scan picks up.
     static let folderExtensions: [[UInt8]] = all.flatMap(\.folderExtensions).map { Array($0.utf8) }
@@ -171,5 +181,11 @@ extension SourceHeader {
 
     init(_ heif: HEIFHeader) {
         self.init(width: heif.width, height: heif.height, orientation: heif.orientation, frameCount: heif.frameCount)
+    }
+}
+
+extension SourceHeader {
+    init(_ webp: WebPHeader) {
+        self.init(width: webp.width, height: webp.height, orientation: webp.orientation, frameCount: webp.frameCount)
     }
 }
