@@ -325,6 +325,7 @@ def good_fixtures():
     heic8 = heif_enc(cat, "cat-8bit")
     add_case(heic8, 8)
     add_case(heif_enc(coffee16, "coffee-10bit", "-b", "10"), 10)
+    add_case(heif_enc(coffee16, "coffee-12bit", "-b", "12"), 12)
     add_case(heif_enc(astronaut, "astronaut-8bit", avif=True), 8)
     # heif-enc 1.15 aborts inside aom on 10-bit AVIF (an assertion on the chroma layout): avifenc.
     coffee_avif = os.path.join(OUT, "coffee-10bit.avif")
