@@ -18,6 +18,7 @@ let package = Package(
         .library(name: "PNGCodec", targets: ["PNGCodec"]),
         .library(name: "JPEGCodec", targets: ["JPEGCodec"]),
         .library(name: "WebPCodec", targets: ["WebPCodec"]),
+        .library(name: "GIFCodec", targets: ["GIFCodec"]),
         .library(name: "HEIFCodec", targets: ["HEIFCodec"]),
         .library(name: "MasonryLayout", targets: ["MasonryLayout"]),
         .library(name: "Raster", targets: ["Raster"]),
@@ -75,6 +76,12 @@ let package = Package(
         // The only code that calls libwebp: the incremental decoder, fed with pread blocks.
         .target(name: "CWebPBridge", dependencies: ["CLibWebP"]),
         .target(name: "WebPCodec", dependencies: ["CWebPBridge", "PNGCodec", "Raster"]),
+        // giflib from Debian (libgif-dev); it ships no pkg-config file, so the module map links `gif`.
+        .systemLibrary(name: "CLibGIF", providers: [.apt(["libgif-dev"])]),
+        // The only code that calls giflib: reads through pread, keeps giflib's error text. C code
+        // includes gif_lib.h without the module, so the module map's `link` needs repeating here.
+        .target(name: "CGIFBridge", dependencies: ["CLibGIF"], linkerSettings: [.linkedLibrary("gif")]),
+        .target(name: "GIFCodec", dependencies: ["CGIFBridge", "PNGCodec", "Raster"]),
         // libheif from Debian (libheif-dev 1.15: libde265 for HEVC, dav1d and aom for AV1).
         .systemLibrary(
             name: "CLibHeif",
@@ -92,8 +99,12 @@ let package = Package(
         // The built-in font and the text and box painters; FONT-LICENSE is the font's notice.
         .target(name: "BitmapText", dependencies: ["Raster"], exclude: ["FONT-LICENSE"]),
         .target(name: "ImageDiff"),
-        .target(name: "MasonrySheet", dependencies: ["PNGCodec", "MasonryLayout", "Raster", "BitmapText", "ThumbnailCache", "JPEGCodec", "WebPCodec", "HEIFCodec", "GalleryPage", "ImageDiff", "WorkerThreads"]),
-        .target(name: "MasonryCommand", dependencies: ["MasonrySheet", "BitmapText", "ImageDiff"]),
+        // openat(2) for Swift (variadic in libc): the baseline update opens each folder below the baseline's descriptor.
+        .target(name: "CFileAt"),
+        // masonry compare's --config: a JSON reader with positions, path globs, per-pair options and rules.
+        .target(name: "CompareConfig", dependencies: ["ImageDiff"]),
+        .target(name: "MasonrySheet", dependencies: ["PNGCodec", "MasonryLayout", "Raster", "BitmapText", "ThumbnailCache", "JPEGCodec", "WebPCodec", "GIFCodec", "HEIFCodec", "GalleryPage", "ImageDiff", "CompareConfig", "CFileAt", "WorkerThreads"]),
+        .target(name: "MasonryCommand", dependencies: ["MasonrySheet", "BitmapText", "ImageDiff", "CompareConfig"]),
         // Thumbnails kept between runs (issue #15); CRC-32 from zlib.
         .target(name: "ThumbnailCache", dependencies: ["CZlib"]),
         .executableTarget(name: "masonry", dependencies: ["MasonryCommand", "MasonrySheet"]),
@@ -104,7 +115,7 @@ let package = Package(
         .target(name: "HeadlessChromium"),
 
         // Every parser of outside bytes as a fuzz target: libFuzzer (scripts/fuzz.sh) and FuzzReplayTests call it.
-        .target(name: "FuzzTargets", dependencies: ["PNGCodec", "JPEGCodec", "WebPCodec", "HEIFCodec"]),
+        .target(name: "FuzzTargets", dependencies: ["PNGCodec", "JPEGCodec", "WebPCodec", "GIFCodec", "HEIFCodec", "CompareConfig"]),
 
         // Tests. TestSupport holds what several test targets share.
         .target(name: "TestSupport", dependencies: ["PNGCodec", "SeededRandom", "CZlib", "WorkerThreads", "Raster"], path: "Tests/TestSupport"),
@@ -114,10 +125,12 @@ let package = Package(
         .testTarget(name: "MasonryLayoutTests", dependencies: ["MasonryLayout", "TestSupport"]),
         .testTarget(name: "JPEGCodecTests", dependencies: ["JPEGCodec", "PNGCodec", "Raster", "TestSupport"], resources: [.copy("Fixtures")]),
         .testTarget(name: "WebPCodecTests", dependencies: ["WebPCodec", "PNGCodec", "Raster", "TestSupport"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "GIFCodecTests", dependencies: ["GIFCodec", "PNGCodec", "Raster", "TestSupport"], resources: [.copy("Fixtures")]),
         .testTarget(name: "HEIFCodecTests", dependencies: ["HEIFCodec", "PNGCodec", "Raster", "TestSupport"], resources: [.copy("Fixtures")]),
         .testTarget(name: "RasterTests", dependencies: ["Raster", "TestSupport"], resources: [.copy("Fixtures")]),
         .testTarget(name: "MasonrySheetTests", dependencies: ["MasonrySheet", "MasonryCommand", "MasonryLayout", "BitmapText", "PNGCodec", "Raster", "TestSupport"], resources: [.copy("Fixtures")]),
         .testTarget(name: "BitmapTextTests", dependencies: ["BitmapText", "MasonrySheet", "PNGCodec", "Raster", "TestSupport"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "CompareConfigTests", dependencies: ["CompareConfig", "ImageDiff", "TestSupport"]),
         .testTarget(name: "ImageDiffTests", dependencies: ["ImageDiff", "PNGCodec", "TestSupport"], resources: [.copy("Fixtures")]),
         .testTarget(name: "ThumbnailCacheTests", dependencies: ["ThumbnailCache", "TestSupport"], exclude: ["Golden"]),
         // Child process for ThumbnailCacheTests: a cache user with a file size limit, another uid, or in parallel.

@@ -7,8 +7,12 @@ public enum FuzzTargets {
         .jpegHeader,
         .webpHeader,
         .webpDecode,
+        .gifHeader,
+        .gifDecode,
         .heifHeader,
         .heifDecode,
+        .compareConfig,
+        .compareGlob,
     ]
 
     public static func named(_ name: String) -> FuzzTarget? {

@@ -8,8 +8,9 @@ import Raster
 /// - The header is read first by Masonry's own box parser (`HEIFHeader`), which refuses
 ///   lying boxes, reference loops and bad grids; every size libheif would allocate for
 ///   (coded size, grid tiles, alpha plane, displayed size, and every other `ispe` of the file,
-///   which libheif checks on reading) must pass `limits.refusal` before libheif sees the file. libheif's own size limit is set too, and grid tiles are decoded
-///   on the calling thread, so a decode costs one of Masonry's workers.
+///   which libheif checks on reading) must pass `limits.refusal` before libheif sees the file.
+///   libheif's own size limit is set too, and grid tiles are decoded on the calling thread, so
+///   a decode costs one of Masonry's workers.
 /// - libheif reads the file through a reader over `pread` (not from memory): it holds only
 ///   the boxes and the coded data it asks for, so a large photo is never copied whole.
 /// - Picture: the primary image with its transformations (`clap`, `irot`, `imir`) applied, or

@@ -14,6 +14,7 @@ struct OptionSpec: Sendable {
         case quiet, progress, noProgress, strict, help, version
         // masonry compare (CompareCommand.swift)
         case threshold, includeAA, maxDiffPixels, maxDiffRatio, allowResize, failOnMissing, showUnchanged, report
+        case ignore, maskDir, config, paths, updateBaseline, dryRun, junit, markdown, linkBase
     }
 
     let key: Key
@@ -23,6 +24,11 @@ struct OptionSpec: Sendable {
     let value: String?
     let help: String
     let defaultText: String?
+    /// May be given more than once; every value is kept, in order (`ParsedArguments.lists`).
+    var repeatable = false
+    /// For an option whose value is optional (`--update-baseline[=mode]`): the value the bare
+    /// option means. Its value is then only taken from `--name=value`, never the next argument.
+    var bareValue: String? = nil
 }
 
 /// An option value that is one word of a fixed set: the parser, its error message and the
@@ -191,8 +197,9 @@ enum HelpText {
         table.map { option in
             var names = option.short.map { "-\($0), " } ?? ""
             names += "--\(option.long)"
-            if let value = option.value { names += " <\(value)>" }
-            return row(names, option.help + (option.defaultText.map { " (default: \($0))" } ?? ""))
+            if let value = option.value { names += option.bareValue == nil ? " <\(value)>" : "[=<\(value)>]" }
+            let repeatable = option.repeatable ? " Repeatable." : ""
+            return row(names, option.help + repeatable + (option.defaultText.map { " (default: \($0))" } ?? ""))
         }
     }
 
