@@ -14,6 +14,7 @@ struct OptionSpec: Sendable {
         case quiet, progress, noProgress, strict, help, version
         // masonry compare (CompareCommand.swift)
         case threshold, includeAA, maxDiffPixels, maxDiffRatio, allowResize, failOnMissing, showUnchanged, report
+        case ignore, maskDir, config, paths, updateBaseline, dryRun, junit, markdown, linkBase
     }
 
     let key: Key
@@ -25,6 +26,12 @@ struct OptionSpec: Sendable {
     let defaultText: String?
     /// The words the value may be, which the shell completions offer (empty: any value).
     var choices: [String] = []
+
+    /// May be given more than once; every value is kept, in order (`ParsedArguments.lists`).
+    var repeatable = false
+    /// For an option whose value is optional (`--update-baseline[=mode]`): the value the bare
+    /// option means. Its value is then only taken from `--name=value`, never the next argument.
+    var bareValue: String? = nil
 
     /// What a shell completes after the option: its words, a file (a `path…` value), a folder
     /// (`dir`), or nothing (a number, a colour, a text; or a flag).
@@ -213,8 +220,9 @@ enum HelpText {
         table.map { option in
             var names = option.short.map { "-\($0), " } ?? ""
             names += "--\(option.long)"
-            if let value = option.value { names += " <\(value)>" }
-            return row(names, option.help + (option.defaultText.map { " (default: \($0))" } ?? ""))
+            if let value = option.value { names += option.bareValue == nil ? " <\(value)>" : "[=<\(value)>]" }
+            let repeatable = option.repeatable ? " Repeatable." : ""
+            return row(names, option.help + repeatable + (option.defaultText.map { " (default: \($0))" } ?? ""))
         }
     }
 

@@ -34,15 +34,17 @@ enum ShellCompletion: String, CaseIterable {
         var lines = [
             "# bash completion for masonry (made by `masonry --generate-completion bash`)",
             "_masonry() {",
-            "    local cur=\"${COMP_WORDS[COMP_CWORD]}\" prev=\"${COMP_WORDS[COMP_CWORD-1]}\" command=render",
+            "    local cur=\"${COMP_WORDS[COMP_CWORD]}\" prev=\"${COMP_WORDS[COMP_CWORD-1]}\" command=render equals=",
             "    # --option=value: bash splits at '=' (COMP_WORDBREAKS).",
-            "    if [[ $cur == = ]]; then cur=; elif [[ $prev == = ]]; then prev=\"${COMP_WORDS[COMP_CWORD-2]}\"; fi",
+            "    if [[ $cur == = ]]; then cur= equals==; elif [[ $prev == = ]]; then prev=\"${COMP_WORDS[COMP_CWORD-2]}\" equals==; fi",
             "    if [[ ${COMP_WORDS[1]} == compare ]] && (( COMP_CWORD > 1 )); then command=compare; fi",
-            "    case \"$command $prev\" in",
+            "    case \"$command $prev$equals\" in",
         ]
         for (name, table) in commands {
             for option in table where option.value != nil {
-                let patterns = spellings(option).map { "\"\(name) \($0)\"" }.joined(separator: "|")
+                // An option whose value is optional (`--update-baseline[=mode]`) takes it after `=` only.
+                let typed = spellings(option).flatMap { option.bareValue == nil ? [$0, $0 + "="] : [$0 + "="] }
+                let patterns = typed.map { "\"\(name) \($0)\"" }.joined(separator: "|")
                 let action = switch option.completion {
                 case .words(let words): "COMPREPLY=($(compgen -W \"\(words.joined(separator: " "))\" -- \"$cur\"))"
                 case .file: "compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- \"$cur\"))"
@@ -120,7 +122,7 @@ enum ShellCompletion: String, CaseIterable {
             }
             value = ":" + zshEscaped(placeholder) + ":" + action
         }
-        let suffix = option.value == nil ? "" : "="
+        let suffix = option.value == nil ? "" : option.bareValue == nil ? "=" : "=-"
         guard let short = option.short else { return quoted("--\(option.long)\(suffix)" + description + value) }
         let shortSuffix = option.value == nil ? "" : "+"
         return quoted("(-\(short) --\(option.long))") + "{-\(short)\(shortSuffix),--\(option.long)\(suffix)}"

@@ -15,7 +15,8 @@ import TestSupport
         let section = help.components(separatedBy: "\nOPTIONS:\n")[1].components(separatedBy: "\n\n")[0]
         return section.split(separator: "\n").filter { $0.hasPrefix("  -") }.compactMap { line in
             let words = line.split(separator: " ")
-            return words.first { $0.hasPrefix("--") }.map(String.init)
+            // `--update-baseline[=<mode>]`: the name ends where its optional value begins.
+            return words.first { $0.hasPrefix("--") }.map { String($0.prefix { $0 != "[" && $0 != "=" }) }
         }
     }
 
@@ -112,10 +113,13 @@ import TestSupport
             cases.append((["masonry", "compare", typed], compareOptions.filter { $0.hasPrefix(typed) }))
         }
         for (command, option) in Self.enumerated {
-            cases.append((["masonry"] + command + ["--\(option.long)", ""], option.choices))
-            cases.append((["masonry"] + command + ["--\(option.long)", "=", ""], option.choices))
             let word = option.choices[0]
             let sharing = option.choices.filter { $0.hasPrefix(word.prefix(2)) }
+            cases.append((["masonry"] + command + ["--\(option.long)", "=", ""], option.choices))
+            cases.append((["masonry"] + command + ["--\(option.long)", "=", String(word.prefix(2))], sharing))
+            // An optional value (`--update-baseline[=mode]`) is only ever given after `=`.
+            guard option.bareValue == nil else { continue }
+            cases.append((["masonry"] + command + ["--\(option.long)", ""], option.choices))
             cases.append((["masonry"] + command + ["--\(option.long)", String(word.prefix(2))], sharing))
         }
         cases += [
@@ -148,7 +152,7 @@ import TestSupport
         let script = try Self.generated(["--generate-completion", "zsh"])
         #expect(script.hasPrefix("#compdef masonry\n"))
         for option in try Self.helpOptions(["--help"]) + Self.helpOptions(["compare", "--help"]) {
-            #expect(script.contains("\(option)[") || script.contains("\(option)=[") || script.contains(",\(option)")
+            #expect(script.contains("\(option)[") || script.contains("\(option)=[") || script.contains("\(option)=-[") || script.contains(",\(option)")
                     || script.contains(",\(option)="), "\(option) not in the zsh completion")
         }
         for (_, option) in Self.enumerated {
@@ -170,7 +174,8 @@ import TestSupport
         var program = "zmodload zsh/zpty\nzpty z zsh -f -i\n"
             + "zpty -w z 'PS1=; fpath=(\(folder.path) $fpath); autoload -Uz compinit; compinit -u -D; LISTMAX=1000; zstyle \":completion:*\" list-rows-first yes'\n"
         var expected: [(line: String, words: [String])] = Self.enumerated.map { command, option in
-            (((["masonry"] + command + ["--\(option.long) "]).joined(separator: " ")), option.choices)
+            (((["masonry"] + command + ["--\(option.long)" + (option.bareValue == nil ? " " : "=")]).joined(separator: " ")),
+             option.choices)
         }
         expected.append(("masonry compare --thr", ["--threshold"]))
         for (line, words) in expected {
@@ -205,7 +210,8 @@ import TestSupport
             expected.append(compareOptions.filter { $0.hasPrefix(option.dropLast()) }.sorted())
         }
         for (command, option) in Self.enumerated {
-            program += "complete -C 'masonry \((command + ["--\(option.long)", ""]).joined(separator: " "))' "
+            let typed = (command + ["--\(option.long)" + (option.bareValue == nil ? " " : "=")]).joined(separator: " ")
+            program += "complete -C 'masonry \(typed)' | string replace -r '^--[a-z-]+=' '' "
                 + "| string split -f1 \\t | sort | string join ' '\n"
             expected.append(option.choices.sorted())
         }
