@@ -33,13 +33,13 @@ struct OptionSpec: Sendable {
     /// option means. Its value is then only taken from `--name=value`, never the next argument.
     var bareValue: String? = nil
 
-    /// What a shell completes after the option: its words, a file (a `path…` value), a folder
-    /// (`dir`), or nothing (a number, a colour, a text; or a flag).
+    /// What a shell completes after the option: its words, a file (a `path…` or `file…` value), a
+    /// folder (`dir`), or nothing (a number, a colour, a text; or a flag).
     var completion: ValueCompletion {
         guard let value else { return .none }
         if !choices.isEmpty { return .words(choices) }
         if value == "dir" { return .directory }
-        return value.hasPrefix("path") ? .file : .none
+        return value.hasPrefix("path") || value.hasPrefix("file") ? .file : .none
     }
 }
 
