@@ -37,7 +37,7 @@ let compareOptionTable: [OptionSpec] = [
     .init(key: .updateBaseline, short: nil, long: "update-baseline", value: "mode",
           help: "After the run, copy current files into the baseline: missing (added ones), changed (also changed and "
               + "resized ones), all (also delete removed ones). The exit status is the suite's after the update.",
-          defaultText: nil, choices: BaselineUpdateMode.words, bareValue: BaselineUpdateMode.changed.rawValue),
+          defaultText: nil, bareValue: BaselineUpdateMode.changed.rawValue, choices: BaselineUpdateMode.allCases.map(\.rawValue)),
     .init(key: .dryRun, short: nil, long: "dry-run", value: nil,
           help: "With --update-baseline: print what would change and change nothing (the exit status is the suite's as it "
               + "stands).", defaultText: nil),
@@ -227,14 +227,14 @@ enum CompareCommand {
         return value
     }
 
-    static let overview = "Compare two folders of PNG screenshots on one review sheet, with CI reports and baseline updates."
+    static let overview = "Compare two folders of screenshots (\(ImageFormats.nameList)) on one review sheet, with CI reports and baseline updates."
     /// The arguments, as `--help` and the man page describe them.
     static let arguments = [("<baseline>", "The folder of expected images."),
                             ("<current>", "The folder of new images; files are paired by their path below each folder.")]
     /// Every exit status with its meaning, for `--help` and the man page.
     static let exitStatuses = [("0", "No pair failed."),
                                ("1", "Some pair failed (the sheet and report were still written); with --update-baseline, some "
-                                   + "pair still fails after the update."),
+                                + "pair still fails after the update."),
                                ("2", "Trouble: a folder is missing or an output cannot be written (nothing written)."),
                                ("64", "Usage error.")]
 

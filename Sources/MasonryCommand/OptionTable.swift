@@ -24,17 +24,16 @@ struct OptionSpec: Sendable {
     let value: String?
     let help: String
     let defaultText: String?
-    /// The words the value may be, which the shell completions offer (empty: any value).
-    var choices: [String] = []
-
     /// May be given more than once; every value is kept, in order (`ParsedArguments.lists`).
     var repeatable = false
     /// For an option whose value is optional (`--update-baseline[=mode]`): the value the bare
     /// option means. Its value is then only taken from `--name=value`, never the next argument.
     var bareValue: String? = nil
+    /// The words the value may be, which the shell completions offer (empty: any value).
+    var choices: [String] = []
 
-    /// What a shell completes after the option: its words, a file (a `path…` or `file…` value), a
-    /// folder (`dir`), or nothing (a number, a colour, a text; or a flag).
+    /// What a shell completes after the option: its words, a file (a `path…` or `file…` value), a folder
+    /// (`dir`), or nothing (a number, a colour, a text; or a flag).
     var completion: ValueCompletion {
         guard let value else { return .none }
         if !choices.isEmpty { return .words(choices) }

@@ -34,24 +34,26 @@ enum ShellCompletion: String, CaseIterable {
         var lines = [
             "# bash completion for masonry (made by `masonry --generate-completion bash`)",
             "_masonry() {",
-            "    local cur=\"${COMP_WORDS[COMP_CWORD]}\" prev=\"${COMP_WORDS[COMP_CWORD-1]}\" command=render equals=",
-            "    # --option=value: bash splits at '=' (COMP_WORDBREAKS).",
-            "    if [[ $cur == = ]]; then cur= equals==; elif [[ $prev == = ]]; then prev=\"${COMP_WORDS[COMP_CWORD-2]}\" equals==; fi",
+            "    local cur=\"${COMP_WORDS[COMP_CWORD]}\" prev=\"${COMP_WORDS[COMP_CWORD-1]}\" command=render",
+            "    # --option=value: bash splits at '=' (COMP_WORDBREAKS); an optional value is only ever typed so.",
+            "    local equals=0",
+            "    if [[ $cur == = ]]; then cur=; equals=1; elif [[ $prev == = ]]; then prev=\"${COMP_WORDS[COMP_CWORD-2]}\"; equals=1; fi",
             "    if [[ ${COMP_WORDS[1]} == compare ]] && (( COMP_CWORD > 1 )); then command=compare; fi",
-            "    case \"$command $prev$equals\" in",
+            "    case \"$command $prev\" in",
         ]
         for (name, table) in commands {
             for option in table where option.value != nil {
-                // An option whose value is optional (`--update-baseline[=mode]`) takes it after `=` only.
-                let typed = spellings(option).flatMap { option.bareValue == nil ? [$0, $0 + "="] : [$0 + "="] }
-                let patterns = typed.map { "\"\(name) \($0)\"" }.joined(separator: "|")
+                let patterns = spellings(option).map { "\"\(name) \($0)\"" }.joined(separator: "|")
                 let action = switch option.completion {
                 case .words(let words): "COMPREPLY=($(compgen -W \"\(words.joined(separator: " "))\" -- \"$cur\"))"
                 case .file: "compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- \"$cur\"))"
                 case .directory: "compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -d -- \"$cur\"))"
                 case .none: "COMPREPLY=()"
                 }
-                lines.append("        \(patterns)) \(action); return ;;")
+                // An optional value (`--update-baseline[=mode]`) follows only an `=`; after a space
+                // the next word is an argument of its own.
+                let guarded = option.bareValue == nil ? "\(action); return" : "if (( equals )); then \(action); return; fi"
+                lines.append("        \(patterns)) \(guarded) ;;")
             }
         }
         lines += ["    esac"]
@@ -122,6 +124,7 @@ enum ShellCompletion: String, CaseIterable {
             }
             value = ":" + zshEscaped(placeholder) + ":" + action
         }
+        // `=-`: the value is optional and only follows an `=` (`--update-baseline[=mode]`).
         let suffix = option.value == nil ? "" : option.bareValue == nil ? "=" : "=-"
         guard let short = option.short else { return quoted("--\(option.long)\(suffix)" + description + value) }
         let shortSuffix = option.value == nil ? "" : "+"
@@ -162,6 +165,9 @@ enum ShellCompletion: String, CaseIterable {
                 if let short = option.short { line += " -s \(short)" }
                 line += " -l \(option.long)"
                 switch option.completion {
+                // fish ties words to an option only when it requires a value; an optional value
+                // (`--update-baseline[=mode]`) completes as the option alone.
+                case .words where option.bareValue != nil: line += " -f"
                 case .words(let words): line += " -x -a " + fishQuoted(words.joined(separator: " "))
                 case .file: line += " -r -F"
                 case .directory: line += " -x -a '(__fish_complete_directories)'"

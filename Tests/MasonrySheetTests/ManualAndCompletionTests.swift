@@ -15,8 +15,8 @@ import TestSupport
         let section = help.components(separatedBy: "\nOPTIONS:\n")[1].components(separatedBy: "\n\n")[0]
         return section.split(separator: "\n").filter { $0.hasPrefix("  -") }.compactMap { line in
             let words = line.split(separator: " ")
-            // `--update-baseline[=<mode>]`: the name ends where its optional value begins.
-            return words.first { $0.hasPrefix("--") }.map { String($0.prefix { $0 != "[" && $0 != "=" }) }
+            // `--update-baseline[=<mode>]`: the option is the part before its optional value.
+            return words.first { $0.hasPrefix("--") }.map { String($0.prefix { $0 != "[" }) }
         }
     }
 
@@ -63,6 +63,10 @@ import TestSupport
     static let enumerated: [(command: [String], option: OptionSpec)] =
         optionTable.filter { !$0.choices.isEmpty }.map { ([], $0) }
         + compareOptionTable.filter { !$0.choices.isEmpty }.map { (["compare"], $0) }
+    /// Those whose value must follow them (`--order shortest`), and those whose value is
+    /// optional and follows an `=` only (`--update-baseline=all`).
+    static let required = enumerated.filter { $0.option.bareValue == nil }
+    static let optional = enumerated.filter { $0.option.bareValue != nil }
 
     @Test func theHelpListsTheTablesOptions() throws {
         let render = try Self.helpOptions(["--help"])
@@ -112,15 +116,20 @@ import TestSupport
             let typed = String(option.dropLast())
             cases.append((["masonry", "compare", typed], compareOptions.filter { $0.hasPrefix(typed) }))
         }
-        for (command, option) in Self.enumerated {
+        for (command, option) in Self.required {
+            cases.append((["masonry"] + command + ["--\(option.long)", ""], option.choices))
+            cases.append((["masonry"] + command + ["--\(option.long)", "=", ""], option.choices))
             let word = option.choices[0]
             let sharing = option.choices.filter { $0.hasPrefix(word.prefix(2)) }
-            cases.append((["masonry"] + command + ["--\(option.long)", "=", ""], option.choices))
-            cases.append((["masonry"] + command + ["--\(option.long)", "=", String(word.prefix(2))], sharing))
-            // An optional value (`--update-baseline[=mode]`) is only ever given after `=`.
-            guard option.bareValue == nil else { continue }
-            cases.append((["masonry"] + command + ["--\(option.long)", ""], option.choices))
             cases.append((["masonry"] + command + ["--\(option.long)", String(word.prefix(2))], sharing))
+        }
+        for (command, option) in Self.optional {
+            cases.append((["masonry"] + command + ["--\(option.long)", "=", ""], option.choices))
+            let word = option.choices[0]
+            let sharing = option.choices.filter { $0.hasPrefix(word.prefix(2)) }
+            cases.append((["masonry"] + command + ["--\(option.long)", "=", String(word.prefix(2))], sharing))
+            // After a space the next word is an argument of its own (a compare folder).
+            cases.append((["masonry"] + command + ["--\(option.long)", "a"], command == ["compare"] ? ["adir"] : ["a1.png", "a2.jpg", "adir"]))
         }
         cases += [
             (["masonry", "a"], ["a1.png", "a2.jpg", "adir"]),
@@ -152,8 +161,8 @@ import TestSupport
         let script = try Self.generated(["--generate-completion", "zsh"])
         #expect(script.hasPrefix("#compdef masonry\n"))
         for option in try Self.helpOptions(["--help"]) + Self.helpOptions(["compare", "--help"]) {
-            #expect(script.contains("\(option)[") || script.contains("\(option)=[") || script.contains("\(option)=-[") || script.contains(",\(option)")
-                    || script.contains(",\(option)="), "\(option) not in the zsh completion")
+            #expect(script.contains("\(option)[") || script.contains("\(option)=[") || script.contains("\(option)=-[")
+                    || script.contains(",\(option)") || script.contains(",\(option)="), "\(option) not in the zsh completion")
         }
         for (_, option) in Self.enumerated {
             #expect(script.contains(":(\(option.choices.joined(separator: " ")))'"), "--\(option.long)'s words")
@@ -174,8 +183,7 @@ import TestSupport
         var program = "zmodload zsh/zpty\nzpty z zsh -f -i\n"
             + "zpty -w z 'PS1=; fpath=(\(folder.path) $fpath); autoload -Uz compinit; compinit -u -D; LISTMAX=1000; zstyle \":completion:*\" list-rows-first yes'\n"
         var expected: [(line: String, words: [String])] = Self.enumerated.map { command, option in
-            (((["masonry"] + command + ["--\(option.long)" + (option.bareValue == nil ? " " : "=")]).joined(separator: " ")),
-             option.choices)
+            (((["masonry"] + command + ["--\(option.long)" + (option.bareValue == nil ? " " : "=")]).joined(separator: " ")), option.choices)
         }
         expected.append(("masonry compare --thr", ["--threshold"]))
         for (line, words) in expected {
@@ -209,9 +217,9 @@ import TestSupport
             program += "complete -C 'masonry compare \(option.dropLast())' | string split -f1 \\t | sort | string join ' '\n"
             expected.append(compareOptions.filter { $0.hasPrefix(option.dropLast()) }.sorted())
         }
-        for (command, option) in Self.enumerated {
-            let typed = (command + ["--\(option.long)" + (option.bareValue == nil ? " " : "=")]).joined(separator: " ")
-            program += "complete -C 'masonry \(typed)' | string replace -r '^--[a-z-]+=' '' "
+        // fish ties words only to options that require a value (ShellCompletion's fish script).
+        for (command, option) in Self.required {
+            program += "complete -C 'masonry \((command + ["--\(option.long)", ""]).joined(separator: " "))' "
                 + "| string split -f1 \\t | sort | string join ' '\n"
             expected.append(option.choices.sorted())
         }
