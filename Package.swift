@@ -51,7 +51,7 @@ let package = Package(
         // Masonry's own deflate encoder (runs and dynamic Huffman codes) for the PNG writer.
         .target(name: "Deflate"),
         // The one thread pool: threads with 1 MiB stacks, a parallel map in index order, job threads.
-        .target(name: "WorkerThreads"),
+        .target(name: "WorkerThreads", dependencies: ["CSanitizerRuntime"]),
         // The seeded generator of the tests and of the bench's corpus.
         .target(name: "SeededRandom"),
         .target(name: "PNGCodec", dependencies: ["CPNGBridge", "CPNGFastDecode", "CLibDeflate", "CZlib", "Deflate", "WorkerThreads", "Raster"]),
@@ -65,16 +65,16 @@ let package = Package(
         .target(name: "CJPEGBridge", dependencies: ["CLibJPEG"]),
         .target(name: "JPEGCodec", dependencies: ["CJPEGBridge", "PNGCodec", "Raster"]),
         .target(name: "MasonryLayout"),
-        .target(name: "Raster", dependencies: ["CRasterKernels"], swiftSettings: rasterSettings),
+        .target(name: "Raster", dependencies: ["CRasterKernels", "WorkerThreads"], swiftSettings: rasterSettings),
         // Raster's hot loops in AVX2, chosen at run time (same integers as Raster's Swift code).
         .target(name: "CRasterKernels"),
         // The built-in font and the text and box painters; FONT-LICENSE is the font's notice.
         .target(name: "BitmapText", dependencies: ["Raster"], exclude: ["FONT-LICENSE"]),
         .target(name: "ImageDiff"),
         .target(name: "MasonrySheet", dependencies: ["PNGCodec", "MasonryLayout", "Raster", "BitmapText", "ThumbnailCache", "JPEGCodec", "GalleryPage", "ImageDiff", "WorkerThreads"]),
-        .target(name: "MasonryCommand", dependencies: ["MasonrySheet", "BitmapText", "ImageDiff"]),
+        .target(name: "MasonryCommand", dependencies: ["MasonrySheet", "BitmapText", "ImageDiff", "WorkerThreads"]),
         // Thumbnails kept between runs (issue #15); CRC-32 from zlib.
-        .target(name: "ThumbnailCache", dependencies: ["CZlib"]),
+        .target(name: "ThumbnailCache", dependencies: ["CZlib", "WorkerThreads"]),
         .executableTarget(name: "masonry", dependencies: ["MasonryCommand", "MasonrySheet"]),
         .executableTarget(name: "masonry-bench", dependencies: ["MasonrySheet", "PNGCodec", "JPEGCodec", "MasonryLayout", "Raster", "SeededRandom", "WorkerThreads"]),
         .target(name: "GalleryPage", dependencies: ["BitmapText"]),
@@ -83,7 +83,11 @@ let package = Package(
         .target(name: "HeadlessChromium"),
 
         // Every parser of outside bytes as a fuzz target: libFuzzer (scripts/fuzz.sh) and FuzzReplayTests call it.
-        .target(name: "FuzzTargets", dependencies: ["PNGCodec", "JPEGCodec"]),
+        .target(name: "FuzzTargets", dependencies: ["PNGCodec", "JPEGCodec", "ThumbnailCache", "MasonrySheet", "MasonryCommand"]),
+        // The libFuzzer driver over FuzzTargets (scripts/fuzz.sh); in an ordinary build, a replayer of files.
+        .executableTarget(name: "masonry-fuzz", dependencies: ["FuzzTargets", "CSanitizerRuntime"]),
+        // Declarations of the sanitizer runtimes' entry points (libFuzzer's driver, TSan's annotations); links nothing.
+        .systemLibrary(name: "CSanitizerRuntime"),
 
         // Tests. TestSupport holds what several test targets share.
         .target(name: "TestSupport", dependencies: ["PNGCodec", "SeededRandom", "CZlib", "WorkerThreads"], path: "Tests/TestSupport"),
@@ -96,7 +100,7 @@ let package = Package(
         .testTarget(name: "MasonrySheetTests", dependencies: ["MasonrySheet", "MasonryCommand", "MasonryLayout", "BitmapText", "PNGCodec", "Raster", "TestSupport"]),
         .testTarget(name: "BitmapTextTests", dependencies: ["BitmapText", "MasonrySheet", "PNGCodec", "Raster", "TestSupport"], resources: [.copy("Fixtures")]),
         .testTarget(name: "ImageDiffTests", dependencies: ["ImageDiff", "PNGCodec", "TestSupport"], resources: [.copy("Fixtures")]),
-        .testTarget(name: "ThumbnailCacheTests", dependencies: ["ThumbnailCache", "TestSupport"], exclude: ["Golden"]),
+        .testTarget(name: "ThumbnailCacheTests", dependencies: ["ThumbnailCache", "TestSupport", "WorkerThreads"], exclude: ["Golden"]),
         // Child process for ThumbnailCacheTests: a cache user with a file size limit, another uid, or in parallel.
         .executableTarget(name: "ThumbnailCacheProbe", dependencies: ["ThumbnailCache"], path: "Tests/ThumbnailCacheProbe"),
         .testTarget(name: "HostileInputTests", dependencies: ["PNGCodec", "MasonryLayout", "Raster", "MasonrySheet", "MasonryCommand", "TestSupport"]),

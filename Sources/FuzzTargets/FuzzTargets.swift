@@ -4,7 +4,13 @@
 public enum FuzzTargets {
     public static let all: [FuzzTarget] = [
         .pngHeader,
+        .pngDecode,
+        .pngDifferential,
         .jpegHeader,
+        .jpegDecode,
+        .cacheEntry,
+        .captionFormat,
+        .arguments,
     ]
 
     public static func named(_ name: String) -> FuzzTarget? {
