@@ -14,8 +14,9 @@ extension FuzzTarget {
     }
 
     /// The fast decode path (CPNGFastDecode) against libpng: when the automatic route takes the
-    /// fast path, libpng must give the same rows, the same row format and no failure. (When the
-    /// fast path declines, the automatic route is libpng itself.) Chunk CRCs are repaired first.
+    /// fast path, libpng must give the same rows, row format and header, and no failure or
+    /// trailing problem (the fast path has none to report). When the fast path declines, the
+    /// automatic route is libpng itself: nothing to compare. Chunk CRCs are repaired first.
     static let pngDifferential = FuzzTarget(name: "png-differential") { bytes in
         let repaired = PNGFuzzInput.repairingChunkCRCs(bytes)
         let compact = bytes.count % 2 == 1
@@ -26,12 +27,14 @@ extension FuzzTarget {
             precondition(fastRows != nil, "the fast path failed after accepting the file")
             let reference = withInputFile(file) { file in
                 let decoder = try PNGDecoder(file: file, limits: .fuzzing, compactOpaqueRows: compact, route: .libpngOnly)
-                return (try PNGFuzzInput.drain(decoder), decoder.rowFormat, decoder.header)
+                return (rows: try PNGFuzzInput.drain(decoder), format: decoder.rowFormat, header: decoder.header,
+                        problem: decoder.trailingProblem)
             }
             guard let reference else { preconditionFailure("the fast path accepted a file libpng refuses") }
-            precondition(reference.1 == fast.rowFormat, "row formats differ: fast \(fast.rowFormat), libpng \(reference.1)")
-            precondition(reference.2 == fast.header, "headers differ: fast \(fast.header), libpng \(reference.2)")
-            precondition(reference.0 == fastRows!, "pixels differ between the fast path and libpng")
+            precondition(reference.problem == nil, "the fast path accepted a file libpng warns about: \(reference.problem!)")
+            precondition(reference.format == fast.rowFormat, "row formats differ: fast \(fast.rowFormat), libpng \(reference.format)")
+            precondition(reference.header == fast.header, "headers differ: fast \(fast.header), libpng \(reference.header)")
+            precondition(reference.rows == fastRows!, "pixels differ between the fast path and libpng")
         }
     }
 }
