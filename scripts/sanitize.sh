@@ -39,7 +39,7 @@ case "$mode" in
         ;;
     thread)
         flags=(--sanitize=thread -Xswiftc -DMASONRY_TSAN)
-        export TSAN_OPTIONS=${TSAN_OPTIONS:-suppressions=$PWD/scripts/tsan-suppressions.txt:history_size=4}
+        export TSAN_OPTIONS=${TSAN_OPTIONS:-suppressions=$PWD/scripts/tsan-suppressions.txt:history_size=4:allocator_may_return_null=1}
         ;;
     *) echo "sanitize.sh: the mode is address, undefined or thread" >&2; exit 64 ;;
 esac
