@@ -17,6 +17,7 @@ let package = Package(
         .executable(name: "masonry-bench", targets: ["masonry-bench"]),
         .library(name: "PNGCodec", targets: ["PNGCodec"]),
         .library(name: "JPEGCodec", targets: ["JPEGCodec"]),
+        .library(name: "WebPCodec", targets: ["WebPCodec"]),
         .library(name: "MasonryLayout", targets: ["MasonryLayout"]),
         .library(name: "Raster", targets: ["Raster"]),
         .library(name: "MasonrySheet", targets: ["MasonrySheet"]),
@@ -64,6 +65,15 @@ let package = Package(
         // The only code that calls libjpeg: owns every setjmp.
         .target(name: "CJPEGBridge", dependencies: ["CLibJPEG"]),
         .target(name: "JPEGCodec", dependencies: ["CJPEGBridge", "PNGCodec", "Raster"]),
+        // libwebp from Debian (libwebp-dev).
+        .systemLibrary(
+            name: "CLibWebP",
+            pkgConfig: "libwebp",
+            providers: [.apt(["libwebp-dev"])]
+        ),
+        // The only code that calls libwebp: the incremental decoder, fed with pread blocks.
+        .target(name: "CWebPBridge", dependencies: ["CLibWebP"]),
+        .target(name: "WebPCodec", dependencies: ["CWebPBridge", "PNGCodec", "Raster"]),
         .target(name: "MasonryLayout"),
         .target(name: "Raster", dependencies: ["CRasterKernels", "WorkerThreads"], swiftSettings: rasterSettings),
         // Raster's hot loops in AVX2, chosen at run time (same integers as Raster's Swift code).
@@ -71,7 +81,7 @@ let package = Package(
         // The built-in font and the text and box painters; FONT-LICENSE is the font's notice.
         .target(name: "BitmapText", dependencies: ["Raster"], exclude: ["FONT-LICENSE"]),
         .target(name: "ImageDiff"),
-        .target(name: "MasonrySheet", dependencies: ["PNGCodec", "MasonryLayout", "Raster", "BitmapText", "ThumbnailCache", "JPEGCodec", "GalleryPage", "ImageDiff", "WorkerThreads"]),
+        .target(name: "MasonrySheet", dependencies: ["PNGCodec", "MasonryLayout", "Raster", "BitmapText", "ThumbnailCache", "JPEGCodec", "WebPCodec", "GalleryPage", "ImageDiff", "WorkerThreads"]),
         .target(name: "MasonryCommand", dependencies: ["MasonrySheet", "BitmapText", "ImageDiff", "WorkerThreads"]),
         // Thumbnails kept between runs (issue #15); CRC-32 from zlib.
         .target(name: "ThumbnailCache", dependencies: ["CZlib", "WorkerThreads"]),
@@ -83,21 +93,22 @@ let package = Package(
         .target(name: "HeadlessChromium"),
 
         // Every parser of outside bytes as a fuzz target: libFuzzer (scripts/fuzz.sh) and FuzzReplayTests call it.
-        .target(name: "FuzzTargets", dependencies: ["PNGCodec", "JPEGCodec", "ThumbnailCache", "MasonrySheet", "MasonryCommand"]),
+        .target(name: "FuzzTargets", dependencies: ["PNGCodec", "JPEGCodec", "WebPCodec", "ThumbnailCache", "MasonrySheet", "MasonryCommand"]),
         // The libFuzzer driver over FuzzTargets (scripts/fuzz.sh); in an ordinary build, a replayer of files.
         .executableTarget(name: "masonry-fuzz", dependencies: ["FuzzTargets", "CSanitizerRuntime"]),
         // Declarations of the sanitizer runtimes' entry points (libFuzzer's driver, TSan's annotations); links nothing.
         .systemLibrary(name: "CSanitizerRuntime"),
 
         // Tests. TestSupport holds what several test targets share.
-        .target(name: "TestSupport", dependencies: ["PNGCodec", "SeededRandom", "CZlib", "WorkerThreads"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["PNGCodec", "SeededRandom", "CZlib", "WorkerThreads", "Raster"], path: "Tests/TestSupport"),
         .testTarget(name: "PNGCodecTests", dependencies: ["PNGCodec", "CPNGBridge", "CZlib", "Raster", "TestSupport"], resources: [.copy("Fixtures")]),
         .testTarget(name: "DeflateTests", dependencies: ["Deflate", "TestSupport"]),
         .testTarget(name: "WorkerThreadsTests", dependencies: ["WorkerThreads"]),
         .testTarget(name: "MasonryLayoutTests", dependencies: ["MasonryLayout", "TestSupport"]),
         .testTarget(name: "JPEGCodecTests", dependencies: ["JPEGCodec", "PNGCodec", "Raster", "TestSupport"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "WebPCodecTests", dependencies: ["WebPCodec", "PNGCodec", "Raster", "TestSupport"], resources: [.copy("Fixtures")]),
         .testTarget(name: "RasterTests", dependencies: ["Raster", "TestSupport"], resources: [.copy("Fixtures")]),
-        .testTarget(name: "MasonrySheetTests", dependencies: ["MasonrySheet", "MasonryCommand", "MasonryLayout", "BitmapText", "PNGCodec", "Raster", "TestSupport"]),
+        .testTarget(name: "MasonrySheetTests", dependencies: ["MasonrySheet", "MasonryCommand", "MasonryLayout", "BitmapText", "PNGCodec", "Raster", "TestSupport"], resources: [.copy("Fixtures")]),
         .testTarget(name: "BitmapTextTests", dependencies: ["BitmapText", "MasonrySheet", "PNGCodec", "Raster", "TestSupport"], resources: [.copy("Fixtures")]),
         .testTarget(name: "ImageDiffTests", dependencies: ["ImageDiff", "PNGCodec", "TestSupport"], resources: [.copy("Fixtures")]),
         .testTarget(name: "ThumbnailCacheTests", dependencies: ["ThumbnailCache", "TestSupport", "WorkerThreads"], exclude: ["Golden"]),

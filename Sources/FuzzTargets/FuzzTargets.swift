@@ -8,6 +8,8 @@ public enum FuzzTargets {
         .pngDifferential,
         .jpegHeader,
         .jpegDecode,
+        .webpHeader,
+        .webpDecode,
         .cacheEntry,
         .captionFormat,
         .arguments,
