@@ -180,3 +180,8 @@ dictionary("caption-format", "--caption formats: the placeholders, braces and th
 dictionary("cache-entry", "Thumbnail cache entries (Sources/ThumbnailCache/EntryFormat.swift).",
            [("magic", b"MSNYTHMB"), ("version_1", b"\x01\x00\x00\x00"), ("version_2", b"\x02\x00\x00\x00"),
             ("width_big", b"\x00\x40\x00\x00"), ("count_max", b"\xFF\xFF\xFF\xFF\xFF\xFF\xFF\x7F")])
+dictionary("webp", "WebP: the RIFF container, every chunk name, VP8 and VP8L signatures.",
+           [("riff", b"RIFF"), ("webp", b"WEBP")] + [("chunk_" + name.strip(), name.encode()) for name in
+                                                   ["VP8 ", "VP8L", "VP8X", "ALPH", "ANIM", "ANMF", "ICCP", "EXIF", "XMP "]]
+           + [("vp8_start_code", b"\x9D\x01\x2A"), ("vp8l_signature", b"\x2F"), ("size_max", b"\xFF\xFF\xFF\xFF"),
+              ("canvas_16383", b"\xFE\x3F\x00")])
