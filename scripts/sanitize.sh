@@ -39,7 +39,10 @@ case "$mode" in
         ;;
     thread)
         flags=(--sanitize=thread -Xswiftc -DMASONRY_TSAN)
-        export TSAN_OPTIONS=${TSAN_OPTIONS:-suppressions=$PWD/scripts/tsan-suppressions.txt:history_size=4:allocator_may_return_null=1}
+        # atexit_sleep_ms: TSan waits a second at every exit by default (for threads still
+        # running to report), which every child `masonry` would spend, and the signal tests
+        # bound the time from signal to exit by 1 s.
+        export TSAN_OPTIONS=${TSAN_OPTIONS:-suppressions=$PWD/scripts/tsan-suppressions.txt:history_size=4:allocator_may_return_null=1:atexit_sleep_ms=50}
         ;;
     *) echo "sanitize.sh: the mode is address, undefined or thread" >&2; exit 64 ;;
 esac
