@@ -1,3 +1,5 @@
+import GIFCodec
+import HEIFCodec
 import JPEGCodec
 import PNGCodec
 import Raster
@@ -90,8 +92,37 @@ public enum ImageFormats {
             return (SourceHeader(decoder.header), decoder)
         })
 
+    /// GIF: the first frame on its canvas (the logical screen grown to hold it); the header
+    /// walk counts the frames. No shrink on load.
+    static let gif = ImageFormat(
+        name: "GIF", folderExtensions: [".gif"], decoderVersion: GIFDecoder.libraryVersion,
+        matches: { prefix in GIFHeader.hasSignature(prefix) },
+        readHeader: { file throws(PNGError) in SourceHeader(try GIFHeader(file: file)) },
+        openDecoder: { file, limits, _, _ throws(PNGError) in
+            let decoder = try GIFDecoder(file: file, limits: limits)
+            return (SourceHeader(decoder.header), decoder)
+        })
+
+
+    /// HEIC/HEIF and AVIF share one decoder (libheif) and one header reader; the brands of
+    /// `ftyp` tell them apart. libheif applies `irot`/`imir`/`clap`, so the header's size is the
+    /// displayed one and the orientation `.up`.
+    static let heif = heifFamily(.heif, name: "HEIF", folderExtensions: [".heic", ".heif", ".hif"])
+    static let avif = heifFamily(.avif, name: "AVIF", folderExtensions: [".avif"])
+
+    private static func heifFamily(_ family: HEIFFormat, name: String, folderExtensions: [String]) -> ImageFormat {
+        ImageFormat(
+            name: name, folderExtensions: folderExtensions, decoderVersion: HEIFDecoder.libraryVersion(for: family),
+            matches: { prefix in HEIFHeader.format(prefix: prefix) == family },
+            readHeader: { file throws(PNGError) in SourceHeader(try HEIFHeader(file: file)) },
+            openDecoder: { file, limits, minimumWidth, minimumHeight throws(PNGError) in
+                let decoder = try HEIFDecoder(file: file, limits: limits, minimumWidth: minimumWidth, minimumHeight: minimumHeight)
+                return (SourceHeader(decoder.header), decoder)
+            })
+    }
+
     /// Every format, in the order their signatures are tried.
-    public static let all: [ImageFormat] = [png, jpeg, webp]
+    public static let all: [ImageFormat] = [png, jpeg, webp, gif, heif, avif]
 
     /// Every extension a folder scan picks up.
     static let folderExtensions: [[UInt8]] = all.flatMap(\.folderExtensions).map { Array($0.utf8) }
@@ -160,10 +191,16 @@ extension SourceHeader {
     init(_ jpeg: JPEGHeader) {
         self.init(width: jpeg.width, height: jpeg.height, orientation: jpeg.orientation)
     }
-}
 
-extension SourceHeader {
+    init(_ gif: GIFHeader) {
+        self.init(width: gif.width, height: gif.height, frameCount: gif.frameCount)
+    }
+
     init(_ webp: WebPHeader) {
         self.init(width: webp.width, height: webp.height, orientation: webp.orientation, frameCount: webp.frameCount)
+    }
+
+    init(_ heif: HEIFHeader) {
+        self.init(width: heif.width, height: heif.height, orientation: heif.orientation, frameCount: heif.frameCount)
     }
 }
