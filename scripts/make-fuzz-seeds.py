@@ -185,3 +185,21 @@ dictionary("webp", "WebP: the RIFF container, every chunk name, VP8 and VP8L sig
                                                    ["VP8 ", "VP8L", "VP8X", "ALPH", "ANIM", "ANMF", "ICCP", "EXIF", "XMP "]]
            + [("vp8_start_code", b"\x9D\x01\x2A"), ("vp8l_signature", b"\x2F"), ("size_max", b"\xFF\xFF\xFF\xFF"),
               ("canvas_16383", b"\xFE\x3F\x00")])
+dictionary("gif", "GIF: signatures, block introducers and labels, the looping extension.",
+           [("gif87a", b"GIF87a"), ("gif89a", b"GIF89a"), ("netscape", b"NETSCAPE2.0"), ("xmp", b"XMP DataXMP"),
+            ("graphic_control", b"\x21\xF9\x04"), ("application", b"\x21\xFF\x0B"), ("comment", b"\x21\xFE"),
+            ("plain_text", b"\x21\x01\x0C"), ("image", b"\x2C"), ("trailer", b"\x3B"), ("block_end", b"\x00"),
+            ("lzw_min_8", b"\x08"), ("size_max", b"\xFF\xFF")])
+dictionary("heif", "HEIF/AVIF: ISOBMFF box types, item types, brands, properties.",
+           [("box_" + name.strip(), name.encode()) for name in
+            ["ftyp", "meta", "hdlr", "pitm", "iinf", "infe", "iloc", "iprp", "ipco", "ipma", "ispe", "hvcC", "av1C",
+             "colr", "nclx", "prof", "irot", "imir", "clap", "pixi", "iref", "dimg", "thmb", "auxl", "grid", "mdat",
+             "idat", "pict", "hvc1", "av01", "Exif", "mime", "moov", "trak"]]
+           + [("brand_" + name, name.encode()) for name in ["heic", "heix", "mif1", "msf1", "avif", "avis", "miaf"]]
+           + [("size_max", b"\xFF\xFF\xFF\xFF"), ("size_large", b"\x00\x00\x00\x01")])
+dictionary("compare", "masonry compare's --config (JSON) and path globs: keys, literals, glob syntax.",
+           [("", w.encode()) for w in ['"threshold"', '"includeAA"', '"maxDiffPixels"', '"maxDiffRatio"',
+                                       '"allowResize"', '"failOnMissing"', '"showUnchanged"', '"pageHeight"',
+                                       '"maxPixels"', '"maskDir"', '"ignore"', '"rules"', '"match"', "true", "false",
+                                       "null", "{", "}", "[", "]", ":", ",", "\\u0000", "1e308", "-0", "**", "*",
+                                       "?", "[!a-z]", "{a,b}", "/", "\\\\"]])
