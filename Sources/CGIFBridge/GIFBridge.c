@@ -13,7 +13,10 @@ enum { MESSAGE_CAPACITY = 200 };
 
 struct mgif_decoder {
     int fd;
-    off_t offset;
+    off_t offset;            // of the byte after the buffer's
+    uint8_t buffer[1 << 16]; // giflib asks for a sub-block (1 + up to 255 bytes) at a time
+    size_t buffered;         // bytes in buffer
+    size_t position;         // next byte giflib gets
     GifFileType *gif;
     uint32_t lines_left;     // of the first frame
     int reached_end;         // a read came back short: the file ended
@@ -22,24 +25,33 @@ struct mgif_decoder {
     char text[MESSAGE_CAPACITY];
 };
 
-/// giflib's input function: pread from the decoder's offset. A short count tells giflib the
-/// file ended; the decoder remembers why (end of file or a failed read).
-static int read_input(GifFileType *gif, GifByteType *buffer, int count) {
+/// giflib's input function: serves giflib's small reads (a length byte, then a sub-block)
+/// from a 64 KiB buffer refilled with pread. A short count tells giflib the file ended; the
+/// decoder remembers why (end of file or a failed read).
+static int read_input(GifFileType *gif, GifByteType *target, int count) {
     mgif_decoder *d = gif->UserData;
     int total = 0;
     while (total < count) {
-        ssize_t got = pread(d->fd, buffer + total, (size_t)(count - total), d->offset);
-        if (got < 0) {
-            if (errno == EINTR) continue;
-            d->read_errno = errno;
-            break;
+        if (d->position == d->buffered) {
+            ssize_t got = pread(d->fd, d->buffer, sizeof d->buffer, d->offset);
+            if (got < 0) {
+                if (errno == EINTR) continue;
+                d->read_errno = errno;
+                break;
+            }
+            if (got == 0) {
+                d->reached_end = 1;
+                break;
+            }
+            d->offset += got;
+            d->buffered = (size_t)got;
+            d->position = 0;
         }
-        if (got == 0) {
-            d->reached_end = 1;
-            break;
-        }
-        total += (int)got;
-        d->offset += got;
+        size_t taken = d->buffered - d->position;
+        if (taken > (size_t)(count - total)) taken = (size_t)(count - total);
+        memcpy(target + total, d->buffer + d->position, taken);
+        d->position += taken;
+        total += (int)taken;
     }
     return total;
 }
