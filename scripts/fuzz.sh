@@ -65,6 +65,7 @@ work=$root/Fuzz/work/$target
 findings=$root/Fuzz/findings/$target
 mkdir -p "$work/corpus" "$findings"
 rm -f "$work"/fuzz-*.log
+touch "$work/started"   # findings of earlier runs stay in $findings, and are not this run's
 
 dictionary=$root/Fuzz/dictionaries/$target.dict
 [ -f "$dictionary" ] || dictionary=$root/Fuzz/dictionaries/${target%%-*}.dict
@@ -100,7 +101,7 @@ for log in fuzz-*.log; do
         "cov: $(sed -n 's/.* cov: \([0-9]*\).*/\1/p' <<<"$last") ft: $(sed -n 's/.* ft: \([0-9]*\).*/\1/p' <<<"$last")," \
         "corpus $(sed -n 's/.* corp: \([^ ]*\).*/\1/p' <<<"$last"), peak RSS ${rss:-?} MB"
 done
-found=$(find "$findings" -type f | sort)
+found=$(find "$findings" -type f -newer "$work/started" | sort)
 if [ -n "$found" ] || [ "$status" -ne 0 ]; then
     echo "$target: FINDINGS (libFuzzer status $status):"
     for file in $found; do echo "  $file"; done
