@@ -1,4 +1,5 @@
 import Foundation
+import MasonryLayout
 @testable import MasonrySheet
 import PNGCodec
 import Testing
@@ -103,5 +104,24 @@ import TestSupport
         }
         // Lossy formats differ a little from the PNG; lossless ones not at all.
         #expect(["changed", "unchanged"].contains(mixed["status"] as? String), "\(mixed)")
+    }
+
+    /// A decoder that holds a whole picture (libheif) is counted in the painting's memory
+    /// budget, once per worker, for the page's largest picture; row-streaming ones are not.
+    @Test func aWholePictureDecoderIsCountedInTheMemoryBudgetPerWorker() throws {
+        let options = SheetOptions(layout: try LayoutConfiguration(width: 400, columns: 2))
+        func estimate(_ format: ImageFormat, workers: Int) throws -> Int {
+            let images = [(4000, 3000), (1000, 800)].map { width, height in
+                PlannedImage(path: RawPath("x"), format: format, source: SourceHeader(width: width, height: height),
+                             orientation: .up, byteSize: 0)
+            }
+            let plan = try Planner.plan(images: images, options: options, output: RawPath("s.png"))
+            return BandScheduler.memoryEstimate(page: plan.pages[0], plan: plan, workers: workers, windowRows: 64)
+        }
+        #expect(ImageFormats.all.filter { $0.wholePictureBytesPerPixel > 0 }.map(\.name) == ["WebP", "GIF", "HEIF", "AVIF"])
+        for workers in [1, 2] {
+            #expect(try estimate(ImageFormats.heif, workers: workers) - estimate(ImageFormats.png, workers: workers)
+                    == workers * 4000 * 3000 * 8)
+        }
     }
 }

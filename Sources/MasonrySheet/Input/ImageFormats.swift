@@ -28,6 +28,10 @@ public struct ImageFormat: Sendable, Hashable, CustomStringConvertible {
     /// with the header it read, so a file changed since the header pass is noticed.
     let openDecoder: @Sendable (_ file: InputFile, _ limits: PNGLimits, _ minimumWidth: Int, _ minimumHeight: Int)
         throws(PNGError) -> (header: SourceHeader, rows: any RowSource)
+    /// The bytes per stored pixel the decoder holds at once for a whole picture (libheif decodes
+    /// the whole image into planes), which the painting's memory budget counts per worker; 0 for
+    /// a decoder that streams rows within its own bounded buffers.
+    var wholePictureBytesPerPixel = 0
 
     public static func == (a: ImageFormat, b: ImageFormat) -> Bool { a.name == b.name }
     public func hash(into hasher: inout Hasher) { hasher.combine(name) }
@@ -90,7 +94,9 @@ public enum ImageFormats {
         openDecoder: { file, limits, minimumWidth, minimumHeight throws(PNGError) in
             let decoder = try WebPDecoder(file: file, limits: limits, minimumWidth: minimumWidth, minimumHeight: minimumHeight)
             return (SourceHeader(decoder.header), decoder)
-        })
+        },
+        // libwebp holds its output picture whole, and a lossless picture's ARGB at full size.
+        wholePictureBytesPerPixel: 8)
 
     /// GIF: the first frame on its canvas (the logical screen grown to hold it); the header
     /// walk counts the frames. No shrink on load.
@@ -101,7 +107,9 @@ public enum ImageFormats {
         openDecoder: { file, limits, _, _ throws(PNGError) in
             let decoder = try GIFDecoder(file: file, limits: limits)
             return (SourceHeader(decoder.header), decoder)
-        })
+        },
+        // An interlaced first frame is held whole, one index a pixel.
+        wholePictureBytesPerPixel: 1)
 
 
     /// HEIC/HEIF and AVIF share one decoder (libheif) and one header reader; the brands of
@@ -118,7 +126,9 @@ public enum ImageFormats {
             openDecoder: { file, limits, minimumWidth, minimumHeight throws(PNGError) in
                 let decoder = try HEIFDecoder(file: file, limits: limits, minimumWidth: minimumWidth, minimumHeight: minimumHeight)
                 return (SourceHeader(decoder.header), decoder)
-            })
+            },
+            // libheif's decoded planes and the interleaved 8-bit copy (16-bit samples at most).
+            wholePictureBytesPerPixel: 8)
     }
 
     /// Every format, in the order their signatures are tried.

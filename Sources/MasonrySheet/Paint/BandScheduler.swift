@@ -94,8 +94,9 @@ final class BandScheduler: @unchecked Sendable {
 
     /// An upper bound of the bytes that painting `page` holds at once with `workers` threads
     /// and `windowRows` rows in bands at once: those rows, plus each worker's decoder row
-    /// and resampler buffers for the widest image and tile.
-    private static func memoryEstimate(page: PagePlan, plan: SheetPlan, workers: Int, windowRows: Int) -> Int {
+    /// and resampler buffers for the widest image and tile, and the largest whole picture a
+    /// decoder of the page holds (`ImageFormat.wholePictureBytesPerPixel`).
+    static func memoryEstimate(page: PagePlan, plan: SheetPlan, workers: Int, windowRows: Int) -> Int {
         let rowBytes = plan.width.multipliedReportingOverflow(by: plan.channels).partialValue
         let bandBytes = rowBytes.multipliedReportingOverflow(by: windowRows)
         let widestSource = page.tiles.compactMap { $0.index.map { plan.images[$0].width } }.max() ?? 0
@@ -107,7 +108,11 @@ final class BandScheduler: @unchecked Sendable {
         let group = max(1 << 16, rowBytes + 1)
         // A plain PNG within the fast path's budget is decoded whole: the file and its filtered
         // image, at most twice the budget.
+        let wholePicture = page.tiles.compactMap { tile in
+            tile.index.map { plan.images[$0] }.map { $0.source.width * $0.source.height * $0.format.wholePictureBytesPerPixel }
+        }.max() ?? 0
         let perWorker = 24 * widestSource + 160 * widestTile + (1 << 20) + 3 * group + 2 * PNGLimits.defaultFastDecodeBudget
+            + wholePicture
         let workerBytes = perWorker.multipliedReportingOverflow(by: max(1, workers))
         guard !bandBytes.overflow, !workerBytes.overflow else { return .max }
         return saturatingAdd(bandBytes.partialValue, workerBytes.partialValue)
