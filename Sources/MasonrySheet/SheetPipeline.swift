@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import GalleryPage
 import MasonryLayout
 import PNGCodec
@@ -256,7 +255,7 @@ public enum SheetPipeline {
 
 /// Counts finished tiles across worker threads and reports progress.
 final class ProgressCounter: Sendable {
-    private let done = Mutex(0)
+    private let done = Lock(0)
     private let total: Int
     private let events: @Sendable (SheetEvent) -> Void
 
