@@ -41,7 +41,9 @@ def runs(job):
     return [strip(s["run"]) for s in job["steps"] if "run" in s]
 print("gh_plan() {", *runs(github["jobs"]["plan"]), "}", sep="\n")
 print("gh_render() {", *[r.replace("${{ matrix.page }}", "$1") for r in runs(github["jobs"]["render"])], "}", sep="\n")
-print("gh_compare() {", *runs(github["jobs"]["compare"]), "}", sep="\n")
+steps = [s for s in github["jobs"]["compare"]["steps"] if "run" in s]
+print("gh_compare() {", *[strip(s["run"]) for s in steps if "if" not in s], "}", sep="\n")
+print("gh_compare_always() {", *[strip(s["run"]) for s in steps if s.get("if") == "always()"], "}", sep="\n")
 print("gl_before() {", *[strip(l) for l in gitlab["before_script"]], "}", sep="\n")
 print("gl_render() {", *[strip(l) for l in gitlab["render"]["script"]], "}", sep="\n")
 print("gl_compare() {", *[strip(l) for l in gitlab["compare"]["script"]], "}", sep="\n")
@@ -73,6 +75,7 @@ echo "github plan: pages=$pages"
 for page in $(echo "$pages" | jq '.[]'); do gh_render "$page"; done
 same out "github matrix"
 set +e; gh_compare; status=$?; set -e
+gh_compare_always
 echo "github compare: exit $status; review/: $(ls review | tr '\n' ' '); step summary: $(wc -c < "$GITHUB_STEP_SUMMARY" 2>/dev/null || echo 0) bytes"
 rm -rf out review
 

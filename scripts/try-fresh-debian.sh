@@ -46,6 +46,7 @@ mount --bind "$toolchain" "$root$toolchain" && mount -o remount,bind,ro "$root$t
 mount -t proc proc "$root/proc"; mount -t sysfs sys "$root/sys"
 mount --bind /dev "$root/dev"; mount --bind /dev/pts "$root/dev/pts"; mount -t tmpfs shm "$root/dev/shm"
 cp /etc/resolv.conf "$root/etc/resolv.conf"
+echo "127.0.1.1 $(hostname)" >> "$root/etc/hosts"   # sudo looks its host up
 # What the toolchain's programs link (ldd of swift-frontend, swift-build, swift-driver, clang, lld)
 # and what its linker needs (C runtime, libstdc++, binutils); make for the Makefile.
 step "the toolchain's own Debian packages, and make" in_root sh -c "apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
