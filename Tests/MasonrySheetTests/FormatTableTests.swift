@@ -107,21 +107,45 @@ import TestSupport
     }
 
     /// A decoder that holds a whole picture (libheif) is counted in the painting's memory
-    /// budget, once per worker, for the page's largest picture; row-streaming ones are not.
-    @Test func aWholePictureDecoderIsCountedInTheMemoryBudgetPerWorker() throws {
+    /// budget: the page's `workers` largest such pictures; row-streaming ones are not.
+    @Test func wholePictureDecodersAreCountedInTheMemoryBudget() throws {
         let options = SheetOptions(layout: try LayoutConfiguration(width: 400, columns: 2))
+        let sizes = [(4000, 3000), (1000, 800), (2000, 1000)]
         func estimate(_ format: ImageFormat, workers: Int) throws -> Int {
-            let images = [(4000, 3000), (1000, 800)].map { width, height in
+            let images = sizes.map { width, height in
                 PlannedImage(path: RawPath("x"), format: format, source: SourceHeader(width: width, height: height),
                              orientation: .up, byteSize: 0)
             }
             let plan = try Planner.plan(images: images, options: options, output: RawPath("s.png"))
             return BandScheduler.memoryEstimate(page: plan.pages[0], plan: plan, workers: workers, windowRows: 64)
         }
-        #expect(ImageFormats.all.filter { $0.wholePictureBytesPerPixel > 0 }.map(\.name) == ["WebP", "GIF", "HEIF", "AVIF"])
-        for workers in [1, 2] {
-            #expect(try estimate(ImageFormats.heif, workers: workers) - estimate(ImageFormats.png, workers: workers)
-                    == workers * 4000 * 3000 * 8)
+        #expect(ImageFormats.all.filter { $0.wholePictureBytesPerPixel > 0 }.map(\.name) == ["GIF", "HEIF", "AVIF"])
+        #expect(try estimate(ImageFormats.heif, workers: 1) - estimate(ImageFormats.png, workers: 1) == 4000 * 3000 * 8)
+        #expect(try estimate(ImageFormats.heif, workers: 2) - estimate(ImageFormats.png, workers: 2) == (4000 * 3000 + 2000 * 1000) * 8)
+    }
+
+    /// A picture whose decoder would hold more than the whole-picture budget is skipped from its
+    /// header (one file, never the run): the HEIC sample with its `ispe` saying 9000×9000
+    /// (81 MP: within --max-pixels, over 512 MiB at 8 bytes a pixel), though its `clap` still
+    /// shows 48×32: libheif would decode the coded size.
+    @Test func aPictureOverTheWholePictureBudgetIsSkippedFromItsHeader() throws {
+        #expect(9000 * 9000 <= PNGLimits.defaultMaxPixels && 9000 * 9000 * 8 > ImageFormats.wholePictureBudget)
+        var bytes = try Self.sample(of: ImageFormats.heif)
+        let ispe = Array("ispe".utf8)
+        var patched = 0
+        for offset in 0..<(bytes.count - 16) where Array(bytes[offset..<(offset + 4)]) == ispe {
+            // type, version and flags (4 bytes), then width and height, big-endian.
+            for (index, byte) in [0, 0, 0x23, 0x28, 0, 0, 0x23, 0x28].enumerated() { bytes[offset + 8 + index] = UInt8(byte) }
+            patched += 1
         }
+        #expect(patched >= 1)
+        let folder = TemporaryFolder()
+        try Self.write(bytes, to: folder.file("huge.heic"))
+        try Self.write(try Self.sample(of: ImageFormats.png), to: folder.file("small.png"))
+        let run = try MasonryExecutable.run(["huge.heic", "small.png", "-o", "s.png"], in: folder.path)
+        #expect(run.status == 0, "stderr: \(run.standardError)")
+        #expect(run.errorLines.first == "masonry: skipped huge.heic: image needs more decoding memory than the budget allows",
+                "\(run.standardError)")
+        #expect(run.errorLines.last?.contains("1 image, 1 skipped") == true, "\(run.standardError)")
     }
 }

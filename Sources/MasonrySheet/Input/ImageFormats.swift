@@ -29,8 +29,8 @@ public struct ImageFormat: Sendable, Hashable, CustomStringConvertible {
     let openDecoder: @Sendable (_ file: InputFile, _ limits: PNGLimits, _ minimumWidth: Int, _ minimumHeight: Int)
         throws(PNGError) -> (header: SourceHeader, rows: any RowSource)
     /// The bytes per stored pixel the decoder holds at once for a whole picture (libheif decodes
-    /// the whole image into planes), which the painting's memory budget counts per worker; 0 for
-    /// a decoder that streams rows within its own bounded buffers.
+    /// the whole image into planes), which the painting's memory budget counts; 0 for a decoder
+    /// that streams rows, or holds at most its own bounded budget (JPEG's and WebP's 256 MiB).
     var wholePictureBytesPerPixel = 0
 
     public static func == (a: ImageFormat, b: ImageFormat) -> Bool { a.name == b.name }
@@ -48,12 +48,16 @@ public struct SourceHeader: Sendable, Hashable {
     public let orientation: ExifOrientation
     /// How many frames the file holds (1 for a still; the first is drawn).
     public let frameCount: Int
+    /// The pixels the decoder makes at full size before any crop (a HEIF's coded size, larger
+    /// than its `clap`-cropped shown size); the stored size otherwise.
+    public let decodedPixels: Int
 
-    public init(width: Int, height: Int, orientation: ExifOrientation = .up, frameCount: Int = 1) {
+    public init(width: Int, height: Int, orientation: ExifOrientation = .up, frameCount: Int = 1, decodedPixels: Int? = nil) {
         self.width = width
         self.height = height
         self.orientation = orientation
         self.frameCount = frameCount
+        self.decodedPixels = decodedPixels ?? width * height
     }
 
     /// The size as shown, which the layout uses.
@@ -94,9 +98,7 @@ public enum ImageFormats {
         openDecoder: { file, limits, minimumWidth, minimumHeight throws(PNGError) in
             let decoder = try WebPDecoder(file: file, limits: limits, minimumWidth: minimumWidth, minimumHeight: minimumHeight)
             return (SourceHeader(decoder.header), decoder)
-        },
-        // libwebp holds its output picture whole, and a lossless picture's ARGB at full size.
-        wholePictureBytesPerPixel: 8)
+        })
 
     /// GIF: the first frame on its canvas (the logical screen grown to hold it); the header
     /// walk counts the frames. No shrink on load.
@@ -159,11 +161,20 @@ public enum ImageFormats {
         words.count < 2 ? words.joined() : words.dropLast().joined(separator: ", ") + " \(conjunction) " + words.last!
     }
 
-    /// Reads the header of an open file, refused when its stored size is over `limits`.
+    /// The most bytes one whole-picture decoder may hold (`wholePictureBytesPerPixel`): 512 MiB,
+    /// a 64-megapixel HEIC. Larger pictures are refused from their header, so one file can only be
+    /// skipped, never make the whole run's memory estimate fail.
+    static let wholePictureBudget = 512 << 20
+
+    /// Reads the header of an open file, refused when its stored size is over `limits`, or when
+    /// its decoder would hold more than `wholePictureBudget`.
     static func header(of file: InputFile, limits: PNGLimits) throws(PNGError) -> (ImageFormat, SourceHeader) {
         let format = try format(of: file)
         let header = try format.readHeader(file)
         if let refusal = limits.refusal(width: header.width, height: header.height) { throw refusal }
+        if header.decodedPixels * format.wholePictureBytesPerPixel > wholePictureBudget {
+            throw PNGError(.limitExceeded, "image needs more decoding memory than the budget allows")
+        }
         return (format, header)
     }
 
@@ -211,6 +222,7 @@ extension SourceHeader {
     }
 
     init(_ heif: HEIFHeader) {
-        self.init(width: heif.width, height: heif.height, orientation: heif.orientation, frameCount: heif.frameCount)
+        self.init(width: heif.width, height: heif.height, orientation: heif.orientation, frameCount: heif.frameCount,
+                  decodedPixels: heif.codedWidth * heif.codedHeight)
     }
 }

@@ -94,8 +94,9 @@ final class BandScheduler: @unchecked Sendable {
 
     /// An upper bound of the bytes that painting `page` holds at once with `workers` threads
     /// and `windowRows` rows in bands at once: those rows, plus each worker's decoder row
-    /// and resampler buffers for the widest image and tile, and the largest whole picture a
-    /// decoder of the page holds (`ImageFormat.wholePictureBytesPerPixel`).
+    /// and resampler buffers for the widest image and tile, and the whole pictures that
+    /// decoders holding them (`ImageFormat.wholePictureBytesPerPixel`) may hold at once: the
+    /// page's `workers` largest.
     static func memoryEstimate(page: PagePlan, plan: SheetPlan, workers: Int, windowRows: Int) -> Int {
         let rowBytes = plan.width.multipliedReportingOverflow(by: plan.channels).partialValue
         let bandBytes = rowBytes.multipliedReportingOverflow(by: windowRows)
@@ -108,14 +109,16 @@ final class BandScheduler: @unchecked Sendable {
         let group = max(1 << 16, rowBytes + 1)
         // A plain PNG within the fast path's budget is decoded whole: the file and its filtered
         // image, at most twice the budget.
-        let wholePicture = page.tiles.compactMap { tile in
-            tile.index.map { plan.images[$0] }.map { $0.source.width * $0.source.height * $0.format.wholePictureBytesPerPixel }
-        }.max() ?? 0
+        let wholePictureSizes: [Int] = page.tiles.compactMap { tile -> Int? in
+            guard let index = tile.index else { return nil }
+            let image = plan.images[index]
+            return image.source.decodedPixels * image.format.wholePictureBytesPerPixel
+        }
+        let wholePictures = wholePictureSizes.sorted(by: >).prefix(max(1, workers)).reduce(0, +)
         let perWorker = 24 * widestSource + 160 * widestTile + (1 << 20) + 3 * group + 2 * PNGLimits.defaultFastDecodeBudget
-            + wholePicture
         let workerBytes = perWorker.multipliedReportingOverflow(by: max(1, workers))
         guard !bandBytes.overflow, !workerBytes.overflow else { return .max }
-        return saturatingAdd(bandBytes.partialValue, workerBytes.partialValue)
+        return saturatingAdd(saturatingAdd(bandBytes.partialValue, workerBytes.partialValue), wholePictures)
     }
 
     /// Paints everything with `workerCount` threads while this thread hands the rows to `encoder`
