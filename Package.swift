@@ -54,7 +54,17 @@ let package = Package(
         .target(name: "WorkerThreads"),
         // The seeded generator of the tests and of the bench's corpus.
         .target(name: "SeededRandom"),
-        .target(name: "PNGCodec", dependencies: ["CPNGBridge", "CPNGFastDecode", "CLibDeflate", "CZlib", "Deflate", "WorkerThreads", "Raster"]),
+        .target(name: "PNGCodec", dependencies: ["CPNGBridge", "CPNGFastDecode", "CLibDeflate", "CZlib", "Deflate", "WorkerThreads", "Raster", "ColorManagement"]),
+        // Little CMS from Debian (liblcms2-dev).
+        .systemLibrary(
+            name: "CLibLCMS",
+            pkgConfig: "lcms2",
+            providers: [.apt(["liblcms2-dev"])]
+        ),
+        // The only code that calls lcms: a context and error handler per transform build.
+        .target(name: "CColorBridge", dependencies: ["CLibLCMS"]),
+        // ICC profiles checked before lcms sees them, colour decisions, shared transforms to sRGB.
+        .target(name: "ColorManagement", dependencies: ["CColorBridge", "ImageDiff"]),
         // libjpeg-turbo from Debian (libjpeg62-turbo-dev).
         .systemLibrary(
             name: "CLibJPEG",
@@ -63,7 +73,7 @@ let package = Package(
         ),
         // The only code that calls libjpeg: owns every setjmp.
         .target(name: "CJPEGBridge", dependencies: ["CLibJPEG"]),
-        .target(name: "JPEGCodec", dependencies: ["CJPEGBridge", "PNGCodec", "Raster"]),
+        .target(name: "JPEGCodec", dependencies: ["CJPEGBridge", "PNGCodec", "Raster", "ColorManagement"]),
         .target(name: "MasonryLayout"),
         .target(name: "Raster", dependencies: ["CRasterKernels"], swiftSettings: rasterSettings),
         // Raster's hot loops in AVX2, chosen at run time (same integers as Raster's Swift code).
@@ -83,7 +93,7 @@ let package = Package(
         .target(name: "HeadlessChromium"),
 
         // Every parser of outside bytes as a fuzz target: libFuzzer (scripts/fuzz.sh) and FuzzReplayTests call it.
-        .target(name: "FuzzTargets", dependencies: ["PNGCodec", "JPEGCodec"]),
+        .target(name: "FuzzTargets", dependencies: ["PNGCodec", "JPEGCodec", "ColorManagement"]),
 
         // Tests. TestSupport holds what several test targets share.
         .target(name: "TestSupport", dependencies: ["PNGCodec", "SeededRandom", "CZlib", "WorkerThreads"], path: "Tests/TestSupport"),
@@ -91,6 +101,7 @@ let package = Package(
         .testTarget(name: "DeflateTests", dependencies: ["Deflate", "TestSupport"]),
         .testTarget(name: "WorkerThreadsTests", dependencies: ["WorkerThreads"]),
         .testTarget(name: "MasonryLayoutTests", dependencies: ["MasonryLayout", "TestSupport"]),
+        .testTarget(name: "ColorManagementTests", dependencies: ["ColorManagement", "PNGCodec", "JPEGCodec", "Raster", "TestSupport"], resources: [.copy("Fixtures")]),
         .testTarget(name: "JPEGCodecTests", dependencies: ["JPEGCodec", "PNGCodec", "Raster", "TestSupport"], resources: [.copy("Fixtures")]),
         .testTarget(name: "RasterTests", dependencies: ["Raster", "TestSupport"], resources: [.copy("Fixtures")]),
         .testTarget(name: "MasonrySheetTests", dependencies: ["MasonrySheet", "MasonryCommand", "MasonryLayout", "BitmapText", "PNGCodec", "Raster", "TestSupport"]),

@@ -1,3 +1,4 @@
+import ColorManagement
 import PNGCodec
 import Raster
 #if canImport(Glibc)
@@ -26,6 +27,8 @@ public struct JPEGHeader: Sendable, Hashable {
     public let isProgressive: Bool
     /// How the stored picture is turned for display.
     public let orientation: ExifOrientation
+    /// The embedded ICC profile (APP2 `ICC_PROFILE` segments), or why it was ignored.
+    public let color: EmbeddedColor
 
     /// Width as displayed: the stored height for the 90° orientations.
     public var displayWidth: Int { orientation.swapsAxes ? height : width }
@@ -71,6 +74,7 @@ public struct JPEGHeader: Sendable, Hashable {
         reader.offset = 2
         var orientation = ExifOrientation.up
         var sawExif = false
+        var iccSegments = ICCSegments()
         var frame: (width: Int, height: Int, components: Int, progressive: Bool)?
         while true {
             let marker = try reader.nextMarker()
@@ -111,6 +115,7 @@ public struct JPEGHeader: Sendable, Hashable {
                 componentCount = frame.components
                 isProgressive = frame.progressive
                 self.orientation = orientation
+                color = iccSegments.embeddedColor()
                 return
             case 0xE1 where !sawExif && length >= 2 + 6:
                 let payload = try reader.bytes(length - 2)
@@ -118,6 +123,8 @@ public struct JPEGHeader: Sendable, Hashable {
                     sawExif = true
                     orientation = ExifReader.orientation(tiff: payload.dropFirst(6))
                 }
+            case 0xE2 where length >= 2 + 14:
+                iccSegments.add(try reader.bytes(length - 2))
             default:
                 break
             }

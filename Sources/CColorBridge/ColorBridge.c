@@ -1,0 +1,173 @@
+// The only code in Masonry that calls Little CMS: see include/ColorBridge.h.
+#include "ColorBridge.h"
+#include <lcms2.h>
+#include <stdlib.h>
+#include <string.h>
+#include <stdio.h>
+
+#define MCMS_MESSAGE_CAPACITY 256
+
+struct mcms_transform {
+    cmsContext context;
+    cmsHTRANSFORM transform;
+    char message[MCMS_MESSAGE_CAPACITY];   // lcms's first error, kept while the context lives
+};
+
+/// lcms's error handler: keeps the first message of the context's owner, prints nothing.
+static void capture_error(cmsContext context, cmsUInt32Number code, const char *text) {
+    (void)code;
+    char *message = cmsGetContextUserData(context);
+    if (message != NULL && message[0] == 0 && text != NULL) {
+        snprintf(message, MCMS_MESSAGE_CAPACITY, "%s", text);
+    }
+}
+
+static cmsUInt32Number lcms_format(mcms_layout layout) {
+    switch (layout) {
+    case MCMS_RGB8: return TYPE_RGB_8;
+    case MCMS_RGBA8_PREMULTIPLIED: return TYPE_RGBA_8_PREMUL;
+    case MCMS_GREY8: return TYPE_GRAY_8;
+    case MCMS_CMYK8_INVERTED: return TYPE_CMYK_8_REV;
+    }
+    return 0;
+}
+
+static cmsColorSpaceSignature layout_space(mcms_layout layout) {
+    switch (layout) {
+    case MCMS_GREY8: return cmsSigGrayData;
+    case MCMS_CMYK8_INVERTED: return cmsSigCmykData;
+    default: return cmsSigRgbData;
+    }
+}
+
+static void copy_reason(char *message, size_t capacity, const char *captured, const char *fallback) {
+    if (capacity == 0) return;
+    snprintf(message, capacity, "%s", captured != NULL && captured[0] != 0 ? captured : fallback);
+}
+
+mcms_transform *mcms_transform_create(const uint8_t *profile, size_t size, int intent,
+                                      mcms_layout input, mcms_layout output,
+                                      char *message, size_t capacity) {
+    if (capacity > 0) message[0] = 0;
+    mcms_transform *t = calloc(1, sizeof *t);
+    if (t == NULL) {
+        copy_reason(message, capacity, NULL, "out of memory");
+        return NULL;
+    }
+    t->context = cmsCreateContext(NULL, t->message);
+    if (t->context == NULL) {
+        free(t);
+        copy_reason(message, capacity, NULL, "out of memory");
+        return NULL;
+    }
+    cmsSetLogErrorHandlerTHR(t->context, capture_error);
+    cmsHPROFILE source = cmsOpenProfileFromMemTHR(t->context, profile, (cmsUInt32Number)size);
+    cmsHPROFILE target = cmsCreate_sRGBProfileTHR(t->context);
+    const char *reason = "the profile cannot be read";
+    if (source != NULL && target != NULL) {
+        if (cmsGetColorSpace(source) != layout_space(input)) {
+            reason = "the profile's colour space does not match the picture";
+        } else {
+            cmsUInt32Number flags = cmsFLAGS_NOCACHE;   // no shared one-pixel cache: safe on many threads
+            if (input == MCMS_RGBA8_PREMULTIPLIED) flags |= cmsFLAGS_COPY_ALPHA;
+            t->transform = cmsCreateTransformTHR(t->context, source, lcms_format(input), target,
+                                                 lcms_format(output), (cmsUInt32Number)intent, flags);
+            reason = "the profile cannot be used for a transform";
+        }
+    }
+    if (source != NULL) cmsCloseProfile(source);
+    if (target != NULL) cmsCloseProfile(target);
+    if (t->transform == NULL) {
+        copy_reason(message, capacity, t->message, reason);
+        cmsDeleteContext(t->context);
+        free(t);
+        return NULL;
+    }
+    return t;
+}
+
+void mcms_transform_apply(const mcms_transform *transform, const void *input, void *output, size_t pixels) {
+    // lcms takes a 32-bit count: long rows go in pieces.
+    const size_t step = 1u << 24;
+    cmsUInt32Number in_bytes = T_BYTES(cmsGetTransformInputFormat(transform->transform)) *
+        (T_CHANNELS(cmsGetTransformInputFormat(transform->transform)) + T_EXTRA(cmsGetTransformInputFormat(transform->transform)));
+    cmsUInt32Number out_bytes = T_BYTES(cmsGetTransformOutputFormat(transform->transform)) *
+        (T_CHANNELS(cmsGetTransformOutputFormat(transform->transform)) + T_EXTRA(cmsGetTransformOutputFormat(transform->transform)));
+    for (size_t done = 0; done < pixels; done += step) {
+        size_t count = pixels - done < step ? pixels - done : step;
+        cmsDoTransform(transform->transform, (const uint8_t *)input + done * in_bytes,
+                       (uint8_t *)output + done * out_bytes, (cmsUInt32Number)count);
+    }
+}
+
+void mcms_transform_destroy(mcms_transform *transform) {
+    if (transform == NULL) return;
+    cmsDeleteTransform(transform->transform);
+    cmsDeleteContext(transform->context);
+    free(transform);
+}
+
+/// Saves `profile` (closed here) with `description` as its desc tag, into malloc'ed bytes.
+static uint8_t *save_profile(cmsContext context, cmsHPROFILE profile, const char *description, size_t *size) {
+    uint8_t *bytes = NULL;
+    cmsUInt32Number length = 0;
+    cmsMLU *text = cmsMLUalloc(context, 1);
+    if (profile != NULL && text != NULL && cmsMLUsetASCII(text, "en", "US", description) &&
+        cmsWriteTag(profile, cmsSigProfileDescriptionTag, text) &&
+        cmsSaveProfileToMem(profile, NULL, &length) && length > 0) {
+        bytes = malloc(length);
+        if (bytes != NULL && !cmsSaveProfileToMem(profile, bytes, &length)) {
+            free(bytes);
+            bytes = NULL;
+        }
+    }
+    if (text != NULL) cmsMLUfree(text);
+    if (profile != NULL) cmsCloseProfile(profile);
+    *size = bytes != NULL ? length : 0;
+    return bytes;
+}
+
+static cmsToneCurve *build_curve(cmsContext context, mcms_curve curve, double gamma) {
+    if (curve == MCMS_CURVE_SRGB) {
+        // IEC 61966-2.1: Y = ((X + 0.055) / 1.055)^2.4 above 0.04045, X / 12.92 below.
+        const cmsFloat64Number parameters[5] = { 2.4, 1.0 / 1.055, 0.055 / 1.055, 1.0 / 12.92, 0.04045 };
+        return cmsBuildParametricToneCurve(context, 4, parameters);
+    }
+    return cmsBuildGamma(context, gamma);
+}
+
+uint8_t *mcms_build_rgb_profile(const double c[8], mcms_curve curve, double gamma,
+                                const char *description, size_t *size) {
+    *size = 0;
+    char message[MCMS_MESSAGE_CAPACITY] = {0};
+    cmsContext context = cmsCreateContext(NULL, message);
+    if (context == NULL) return NULL;
+    cmsSetLogErrorHandlerTHR(context, capture_error);
+    cmsCIExyY white = { c[0], c[1], 1.0 };
+    cmsCIExyYTRIPLE primaries = { { c[2], c[3], 1.0 }, { c[4], c[5], 1.0 }, { c[6], c[7], 1.0 } };
+    cmsToneCurve *tone = build_curve(context, curve, gamma);
+    uint8_t *bytes = NULL;
+    if (tone != NULL) {
+        cmsToneCurve *curves[3] = { tone, tone, tone };
+        bytes = save_profile(context, cmsCreateRGBProfileTHR(context, &white, &primaries, curves), description, size);
+        cmsFreeToneCurve(tone);
+    }
+    cmsDeleteContext(context);
+    return bytes;
+}
+
+uint8_t *mcms_build_grey_profile(double gamma, const char *description, size_t *size) {
+    *size = 0;
+    char message[MCMS_MESSAGE_CAPACITY] = {0};
+    cmsContext context = cmsCreateContext(NULL, message);
+    if (context == NULL) return NULL;
+    cmsSetLogErrorHandlerTHR(context, capture_error);
+    cmsToneCurve *tone = cmsBuildGamma(context, gamma);
+    uint8_t *bytes = NULL;
+    if (tone != NULL) {
+        bytes = save_profile(context, cmsCreateGrayProfileTHR(context, cmsD50_xyY(), tone), description, size);
+        cmsFreeToneCurve(tone);
+    }
+    cmsDeleteContext(context);
+    return bytes;
+}
