@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import ImageDiff
 
 /// An ICC profile whose structure was checked before any lcms code reads it: the header's size
@@ -18,6 +21,9 @@ public struct ICCProfile: Sendable, Hashable {
     public let colorModel: ColorModel
     /// SHA-256 of `bytes`.
     public let digest: [UInt8]
+    /// True for an RGB matrix/shaper profile whose colorants and curves are sRGB's (within half
+    /// an 8-bit step): converting through it would only add rounding, so it is not applied.
+    public let isSRGB: Bool
 
     /// The largest profile read (a larger one is ignored with a warning): a real one is tens of
     /// KB, a printer profile with big tables a few MB.
@@ -54,20 +60,21 @@ public struct ICCProfile: Sendable, Hashable {
             throw ColorProblem("ICC profile tag table runs past the end (\(tagCount) tags)")
         }
         var description = ""
+        var tags: [String: ArraySlice<UInt8>] = [:]
         for entry in 0..<tagCount {
             let at = 132 + 12 * entry
             let offset = u32(at + 4), size = u32(at + 8)
             guard offset >= 128, offset <= declared, size <= declared - offset else {
                 throw ColorProblem("ICC profile tag \(entry) lies outside the profile")
             }
-            if signature(at) == "desc" {
-                description = Self.text(ofTag: bytes[offset ..< offset + size])
-            }
+            if tags[signature(at)] == nil { tags[signature(at)] = bytes[offset ..< offset + size] }
         }
+        if let tag = tags["desc"] { description = Self.text(ofTag: tag) }
         self.bytes = bytes
         self.colorModel = model
         self.description = description
         self.digest = SHA256.digest(bytes)
+        self.isSRGB = model == .rgb && SRGBCheck.matches(tags)
     }
 
     /// The text of a `desc` tag: `textDescriptionType` (ICC v2: ASCII) or
@@ -101,6 +108,61 @@ public struct ICCProfile: Sendable, Hashable {
         }
         let printable = text.unicodeScalars.filter { $0.value >= 0x20 && $0.value != 0x7F && $0 != "\u{FFFD}" }
         return String(String.UnicodeScalarView(printable.prefix(100))).trimmingSpaces
+    }
+}
+
+/// Recognises sRGB profiles by content (any vendor's: HP's 3144-byte profile that many PNGs
+/// carry, lcms's, Apple's), as libvips and browsers skip them.
+enum SRGBCheck {
+    /// sRGB's colorants adapted to D50 (Bradford), as ICC profiles store them.
+    static let colorants: [String: [Double]] = [
+        "rXYZ": [0.4360747, 0.2225045, 0.0139322],
+        "gXYZ": [0.3850649, 0.7168786, 0.0971045],
+        "bXYZ": [0.1430804, 0.0606169, 0.7141733],
+    ]
+
+    static func matches(_ tags: [String: ArraySlice<UInt8>]) -> Bool {
+        for (name, expected) in colorants {
+            guard let tag = tags[name].map(Array.init), tag.count >= 20, tag.starts(with: Array("XYZ ".utf8)) else { return false }
+            for axis in 0..<3 where abs(s15Fixed16(tag, 8 + 4 * axis) - expected[axis]) > 0.003 { return false }
+        }
+        for name in ["rTRC", "gTRC", "bTRC"] {
+            guard let tag = tags[name].map(Array.init) else { return false }
+            for x in [0.02, 0.2, 0.5, 0.8, 1.0] {
+                let expected = x <= 0.04045 ? x / 12.92 : pow((x + 0.055) / 1.055, 2.4)
+                guard let value = curve(tag, at: x), abs(value - expected) < 0.5 / 255 else { return false }
+            }
+        }
+        return true
+    }
+
+    static func s15Fixed16(_ tag: [UInt8], _ at: Int) -> Double {
+        Double(Int32(bitPattern: UInt32(tag[at]) << 24 | UInt32(tag[at + 1]) << 16 | UInt32(tag[at + 2]) << 8 | UInt32(tag[at + 3]))) / 65536
+    }
+
+    /// A `curv` (table, interpolated) or `para` (types 0-4) curve at `x`; nil for anything else.
+    static func curve(_ tag: [UInt8], at x: Double) -> Double? {
+        guard tag.count >= 12 else { return nil }
+        let type = String(decoding: tag[0..<4], as: UTF8.self)
+        if type == "curv" {
+            let count = Int(tag[8]) << 24 | Int(tag[9]) << 16 | Int(tag[10]) << 8 | Int(tag[11])
+            guard count >= 2, tag.count >= 12 + 2 * count else { return nil }
+            func entry(_ i: Int) -> Double { Double(Int(tag[12 + 2 * i]) << 8 | Int(tag[13 + 2 * i])) / 65535 }
+            let position = x * Double(count - 1), low = min(Int(position), count - 2)
+            return entry(low) + (entry(low + 1) - entry(low)) * (position - Double(low))
+        }
+        guard type == "para" else { return nil }
+        let function = Int(tag[8]) << 8 | Int(tag[9])
+        let needed = [1, 3, 4, 5, 7]
+        guard function < needed.count, tag.count >= 12 + 4 * needed[function] else { return nil }
+        let p = (0 ..< needed[function]).map { s15Fixed16(tag, 12 + 4 * $0) }
+        switch function {
+        case 0: return pow(x, p[0])
+        case 1: return x >= -p[2] / p[1] ? pow(p[1] * x + p[2], p[0]) : 0
+        case 2: return x >= -p[2] / p[1] ? pow(p[1] * x + p[2], p[0]) + p[3] : p[3]
+        case 3: return x >= p[4] ? pow(p[1] * x + p[2], p[0]) : p[3] * x
+        default: return x >= p[4] ? pow(p[1] * x + p[2], p[0]) + p[5] : p[3] * x + p[6]
+        }
     }
 }
 

@@ -31,13 +31,13 @@ public enum SourceColorSpace: Sendable, Hashable {
 
     /// The profile the samples are converted through, for a picture of `model`: nil when the
     /// samples are sRGB already (untagged, sRGB). Built profiles (Display P3, BT.2020, gAMA) are
-    /// matrix/shaper profiles made by lcms.
+    /// matrix/shaper profiles made by lcms. An embedded profile that is sRGB's is not applied.
     public func profile(for model: ICCProfile.ColorModel) -> ICCProfile? {
         switch self {
         case .untagged, .sRGB: nil
         case .displayP3: BuiltProfiles.displayP3
         case .bt2020: BuiltProfiles.bt2020
-        case .icc(let profile): profile
+        case .icc(let profile): profile.isSRGB ? nil : profile
         case .pngGamma(let gamma, let chromaticities):
             model == .grey ? BuiltProfiles.grey(decodingGamma: 100000 / Double(gamma))
                 : BuiltProfiles.rgb(chromaticities: chromaticities ?? .sRGB, decodingGamma: 100000 / Double(gamma),
