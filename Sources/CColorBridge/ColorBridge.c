@@ -8,6 +8,7 @@
 #define MCMS_MESSAGE_CAPACITY 256
 
 struct mcms_transform {
+    int premultiplied;                     // RGBA rows premultiplied by alpha
     cmsContext context;
     cmsHTRANSFORM transform;
     char message[MCMS_MESSAGE_CAPACITY];   // lcms's first error, kept while the context lives
@@ -25,7 +26,7 @@ static void capture_error(cmsContext context, cmsUInt32Number code, const char *
 static cmsUInt32Number lcms_format(mcms_layout layout) {
     switch (layout) {
     case MCMS_RGB8: return TYPE_RGB_8;
-    case MCMS_RGBA8_PREMULTIPLIED: return TYPE_RGBA_8_PREMUL;
+    case MCMS_RGBA8_PREMULTIPLIED: return TYPE_RGBA_8;   // straightened around the transform, see apply
     case MCMS_GREY8: return TYPE_GRAY_8;
     case MCMS_CMYK8_INVERTED: return TYPE_CMYK_8_REV;
     }
@@ -70,6 +71,7 @@ mcms_transform *mcms_transform_create(const uint8_t *profile, size_t size, int i
         } else {
             cmsUInt32Number flags = cmsFLAGS_NOCACHE;   // no shared one-pixel cache: safe on many threads
             if (input == MCMS_RGBA8_PREMULTIPLIED) flags |= cmsFLAGS_COPY_ALPHA;
+            t->premultiplied = input == MCMS_RGBA8_PREMULTIPLIED;
             t->transform = cmsCreateTransformTHR(t->context, source, lcms_format(input), target,
                                                  lcms_format(output), (cmsUInt32Number)intent, flags);
             reason = "the profile cannot be used for a transform";
@@ -86,17 +88,45 @@ mcms_transform *mcms_transform_create(const uint8_t *profile, size_t size, int i
     return t;
 }
 
+/// Premultiplied RGBA rows are made straight for lcms and premultiplied again after (lcms
+/// 2.14's premultiplied formats give wrong colours on its optimised 8-bit path). Opaque pixels
+/// are untouched by both steps; transparent ones stay 0.
+static void straighten(uint8_t *rgba, size_t pixels) {
+    for (size_t i = 0; i < pixels; i++, rgba += 4) {
+        unsigned a = rgba[3];
+        if (a == 255 || a == 0) continue;
+        for (int c = 0; c < 3; c++) {
+            unsigned v = (rgba[c] * 255u + a / 2) / a;
+            rgba[c] = (uint8_t)(v > 255 ? 255 : v);
+        }
+    }
+}
+
+static void premultiply(uint8_t *rgba, size_t pixels) {
+    for (size_t i = 0; i < pixels; i++, rgba += 4) {
+        unsigned a = rgba[3];
+        if (a == 255) continue;
+        for (int c = 0; c < 3; c++) rgba[c] = (uint8_t)((rgba[c] * a + 127) / 255);
+    }
+}
+
 void mcms_transform_apply(const mcms_transform *transform, const void *input, void *output, size_t pixels) {
+    cmsUInt32Number in_format = cmsGetTransformInputFormat(transform->transform);
+    cmsUInt32Number out_format = cmsGetTransformOutputFormat(transform->transform);
+    size_t in_bytes = T_BYTES(in_format) * (T_CHANNELS(in_format) + T_EXTRA(in_format));
+    size_t out_bytes = T_BYTES(out_format) * (T_CHANNELS(out_format) + T_EXTRA(out_format));
+    if (transform->premultiplied && input != output) {
+        memcpy(output, input, pixels * in_bytes);
+        input = output;
+    }
     // lcms takes a 32-bit count: long rows go in pieces.
     const size_t step = 1u << 24;
-    cmsUInt32Number in_bytes = T_BYTES(cmsGetTransformInputFormat(transform->transform)) *
-        (T_CHANNELS(cmsGetTransformInputFormat(transform->transform)) + T_EXTRA(cmsGetTransformInputFormat(transform->transform)));
-    cmsUInt32Number out_bytes = T_BYTES(cmsGetTransformOutputFormat(transform->transform)) *
-        (T_CHANNELS(cmsGetTransformOutputFormat(transform->transform)) + T_EXTRA(cmsGetTransformOutputFormat(transform->transform)));
     for (size_t done = 0; done < pixels; done += step) {
         size_t count = pixels - done < step ? pixels - done : step;
-        cmsDoTransform(transform->transform, (const uint8_t *)input + done * in_bytes,
-                       (uint8_t *)output + done * out_bytes, (cmsUInt32Number)count);
+        uint8_t *target = (uint8_t *)output + done * out_bytes;
+        if (transform->premultiplied) straighten(target, count);
+        cmsDoTransform(transform->transform, (const uint8_t *)input + done * in_bytes, target, (cmsUInt32Number)count);
+        if (transform->premultiplied) premultiply(target, count);
     }
 }
 

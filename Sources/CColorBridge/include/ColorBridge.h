@@ -37,7 +37,8 @@ mcms_transform *mcms_transform_create(const uint8_t *profile, size_t size, int i
                                       char *message, size_t capacity);
 
 /// Converts `pixels` pixels from `input` to `output` (they may be the same buffer
-/// when both layouts have the same size).
+/// when both layouts have the same size). Premultiplied rows are written to `output`
+/// straightened, converted and premultiplied again.
 void mcms_transform_apply(const mcms_transform *transform, const void *input, void *output, size_t pixels);
 
 void mcms_transform_destroy(mcms_transform *transform);
