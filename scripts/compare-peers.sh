@@ -4,11 +4,14 @@
 # and the `vipsthumbnail` command), Pillow and ImageMagick `montage`, and print wall time, CPU
 # time and peak RSS side by side.
 #
-#   scripts/compare-peers.sh [--install] [--jpeg] [--runs N] [--corpus DIR] [--masonry PATH] [--out DIR]
+#   scripts/compare-peers.sh [--install] [--jpeg | --format F] [--runs N] [--corpus DIR] [--masonry PATH] [--out DIR]
 #
-# --install   apt-get install imagemagick libvips-tools time; pip install pyvips pillow
+# --install   apt-get install imagemagick libvips-tools time; pip install pyvips pillow pillow-heif
 # --jpeg      corpus default becomes .build/bench-corpus/jpeg (masonry-bench's JPEG corpus)
-# --corpus    folder of *.png, *.jpg, *.jpeg (any case) [.build/bench-corpus/photos]
+# --format F  corpus default becomes .build/bench-corpus/formats/F, F one of webp, gif, heic,
+#             heic-thumbnails, avif (masonry-bench --formats-only makes them)
+# --corpus    folder of *.png, *.jpg, *.jpeg, *.webp, *.gif, *.heic, *.heif, *.avif (any case)
+#             [.build/bench-corpus/photos]
 # --masonry   the masonry executable [.build/release/masonry]
 # Each tool runs once to warm the page cache, then N times [3]; the median is printed.
 # Layouts: masonry, pyvips, vipsthumbnail and Pillow place tiles with SPEC §1's shortest-column
@@ -23,28 +26,33 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-install=0; runs=3; corpus=""; jpeg=0; masonry=""; out=/tmp/compare-peers
+install=0; runs=3; corpus=""; jpeg=0; format=""; masonry=""; out=/tmp/compare-peers
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --install) install=1 ;;
     --jpeg) jpeg=1 ;;
+    --format) format="$2"; shift ;;
     --runs) runs="$2"; shift ;;
     --corpus) corpus="$2"; shift ;;
     --masonry) masonry="$2"; shift ;;
     --out) out="$2"; shift ;;
-    -h|--help) sed -n '2,22p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,25p' "$0"; exit 0 ;;
     *) echo "compare-peers: unknown argument $1" >&2; exit 64 ;;
   esac
   shift
 done
 masonry=${masonry:-.build/release/masonry}
-[[ -n "$corpus" ]] || { [[ $jpeg == 1 ]] && corpus=.build/bench-corpus/jpeg || corpus=.build/bench-corpus/photos; }
+if [[ -z "$corpus" ]]; then
+  if [[ -n "$format" ]]; then corpus=.build/bench-corpus/formats/$format
+  elif [[ $jpeg == 1 ]]; then corpus=.build/bench-corpus/jpeg
+  else corpus=.build/bench-corpus/photos; fi
+fi
 [[ -x "${masonry:-}" ]] || { echo "compare-peers: build masonry first (swift build -c release --product masonry)" >&2; exit 1; }
 [[ -d "$corpus" ]] || { echo "compare-peers: no corpus at $corpus (run masonry-bench first)" >&2; exit 1; }
 
 if [[ $install == 1 ]]; then
   DEBIAN_FRONTEND=noninteractive apt-get install -y imagemagick libvips-tools time >/dev/null
-  python3 -m pip install --quiet pyvips pillow
+  python3 -m pip install --quiet pyvips pillow pillow-heif
 fi
 mkdir -p "$out"
 cores=$(nproc)
@@ -55,8 +63,8 @@ import os, shutil, subprocess, sys
 from concurrent.futures import ThreadPoolExecutor
 lib, folder, output = sys.argv[1], sys.argv[2], sys.argv[3]
 W, N, GAP, M, ASPECT = 1200, 4, 8, 8, 4
-files = sorted(os.path.join(folder, f) for f in os.listdir(folder)
-               if f.lower().endswith(('.png', '.jpg', '.jpeg')))
+EXTENSIONS = ('.png', '.jpg', '.jpeg', '.webp', '.gif', '.heic', '.heif', '.avif')
+files = sorted(os.path.join(folder, f) for f in os.listdir(folder) if f.lower().endswith(EXTENSIONS))
 avail = W - 2 * M - GAP * (N - 1); base, extra = divmod(avail, N)
 widths = [base + (1 if c < extra else 0) for c in range(N)]
 xs = [M];
@@ -79,7 +87,15 @@ def size(path):
             if m[1] in SOF and len(m) == 9:
                 return int.from_bytes(m[7:9], 'big'), int.from_bytes(m[5:7], 'big')
             pos += 2 + int.from_bytes(m[2:4], 'big')
-    sys.exit(f'peer_sheet: {path}: no PNG or JPEG size in its header')
+    # WebP, GIF, HEIF, AVIF: Pillow (with pillow-heif) reads the size from the header alone;
+    # libheif reports the size with irot/clap applied, as masonry shows it.
+    from PIL import Image
+    try:
+        import pillow_heif; pillow_heif.register_heif_opener()
+    except ImportError:
+        pass
+    with Image.open(path) as im:
+        return im.size
 bottoms = [M] * N; tiles = []
 for path in files:
     sw, sh = size(path)
@@ -97,6 +113,10 @@ def vips_srgb8(im):
 if lib == 'pillow':
     from PIL import Image
     Image.MAX_IMAGE_PIXELS = None
+    try:
+        import pillow_heif; pillow_heif.register_heif_opener()   # HEIC; Pillow reads WebP, GIF and AVIF
+    except ImportError:
+        pass
     def load(t):
         im = Image.open(t[0])
         im.draft('RGB', (2 * t[3], 2 * t[4]))   # JPEG: DCT-scaled decode to >= 2x the tile, as thumbnail() does
@@ -154,9 +174,8 @@ measure() {  # name, command...: prints "median_wall median_cpu max_rss_mib"
   echo "$mw $mc $((rss / 1024))"
 }
 
-pngs=$(ls "$corpus" | grep -ci '\.png$' || true)
-jpegs=$(ls "$corpus" | grep -ciE '\.jpe?g$' || true)
-echo "corpus: $corpus ($pngs PNGs, $jpegs JPEGs, $(du -sh "$corpus" | cut -f1)); $cores cores; median of $runs runs; load $(cut -d' ' -f1-3 /proc/loadavg)"
+count=$(ls "$corpus" | grep -ciE '\.(png|jpe?g|webp|gif|heic|heif|avif)$' || true)
+echo "corpus: $corpus ($count images, $(du -sh "$corpus" | cut -f1)); $cores cores; median of $runs runs; load $(cut -d' ' -f1-3 /proc/loadavg)"
 printf '%-34s %9s %9s %9s %10s  %s\n' tool "wall s" "CPU s" "RSS MiB" "out MB" settings
 row() {
   local name="$1" settings="$2" file="$3"; shift 3
@@ -203,7 +222,8 @@ if command -v montage >/dev/null; then
 </policymap>
 POLICY
   export MAGICK_CONFIGURE_PATH="$out/magick"
-  mapfile -d '' images < <(find "$corpus" -maxdepth 1 -type f \( -iname '*.png' -o -iname '*.jpg' -o -iname '*.jpeg' \) -print0 | sort -z)
+  mapfile -d '' images < <(find "$corpus" -maxdepth 1 -type f \( -iname '*.png' -o -iname '*.jpg' -o -iname '*.jpeg' \
+    -o -iname '*.webp' -o -iname '*.gif' -o -iname '*.heic' -o -iname '*.heif' -o -iname '*.avif' \) -print0 | sort -z)
   # jpeg:size lets libjpeg decode at a DCT scale still at least twice the cell (PNG ignores it).
   row "ImageMagick $(montage -version | head -1 | awk '{print $3}') montage" "grid 4x, 290x290 cells, jpeg:size 580x580" "$out/montage.png" \
     montage -define jpeg:size=580x580 "${images[@]}" -tile 4x -geometry 290x290+4+4 -background white "$out/montage.png"

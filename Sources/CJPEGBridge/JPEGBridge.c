@@ -331,3 +331,5 @@ mjpg_status mjpg_encode_rgb(const uint8_t *rgb, uint32_t width, uint32_t height,
     free(destination);
     return MJPG_OK;
 }
+
+int mjpg_library_version(void) { return LIBJPEG_TURBO_VERSION_NUMBER; }

@@ -456,3 +456,5 @@ const uint8_t *mpng_encoder_memory(const mpng_encoder *e, size_t *count) {
     *count = e->count;
     return e->bytes;
 }
+
+const char *mpng_library_version(void) { return png_get_libpng_ver(NULL); }

@@ -406,3 +406,5 @@ const uint8_t *mfast_next_row(mfast_image *m) {
     m->next++;
     return convert(m, row + 1);
 }
+
+const char *mfast_library_version(void) { return LIBDEFLATE_VERSION_STRING; }

@@ -175,6 +175,9 @@ enum LibJPEGMessage {
 }
 
 extension JPEGDecoder {
+    /// The library that decodes JPEGs in this process.
+    public static let libraryVersion = "libjpeg-turbo \(mjpg_library_version())"
+
     public var width: Int { outputWidth }
     public var height: Int { outputHeight }
 }

@@ -172,14 +172,15 @@ let optionTable: [OptionSpec] = [
 
 /// `masonry --help`: overview, usage, arguments, options and exit statuses, from the option table.
 enum HelpText {
-    static let overview = "Lay out PNG and JPEG images as a masonry (waterfall) contact sheet."
+    static let overview = "Lay out \(ImageFormats.nameList) images as a masonry (waterfall) contact sheet."
     static let usage = "masonry [<options>] <input> ..."
 
     static var full: String {
         var lines = ["OVERVIEW: \(overview)", "", "USAGE: \(usage)",
                      "       masonry compare <baseline> <current> [<options>]  (its own --help)",
                      "", "ARGUMENTS:",
-                     row("<input>", "PNG or JPEG files, or folders whose *.png, *.jpg and *.jpeg files are read."), "", "OPTIONS:"]
+                     row("<input>", "Image files (read by their signature), or folders whose \(ImageFormats.extensionList) files are read."),
+                     "", "OPTIONS:"]
         lines += optionRows(optionTable)
         lines += ["", "EXIT STATUS:"] + ExitStatus.allCases.map { row("\($0.rawValue)", $0.meaning) }
         return lines.joined(separator: "\n") + "\n"

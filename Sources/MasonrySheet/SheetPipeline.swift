@@ -111,14 +111,14 @@ public enum SheetPipeline {
         // Opens inputs of any path length; running out of descriptors fails the run, never a file.
         let opener = InputOpener()
         let headers = parallelMap(count: candidates.count, jobs: options.jobs) { index in
-            ImageHeader.read(candidates[index].path, limits: limits, opener: opener)
+            ImageFormats.header(of: candidates[index].path, limits: limits, opener: opener)
         }
         try opener.checkRun()
         var images: [PlannedImage] = []
         for (candidate, result) in zip(candidates, headers) {
             switch result {
-            case .success(let header):
-                images.append(PlannedImage(path: candidate.path, width: header.width, height: header.height, kind: header.kind,
+            case .success(let (format, header)):
+                images.append(PlannedImage(path: candidate.path, format: format, source: header, orientation: header.orientation,
                                            byteSize: candidate.byteSize))
             case .failure(let error): skipped.append(SkippedInput(path: candidate.path, reason: error.reason))
             }
@@ -126,8 +126,8 @@ public enum SheetPipeline {
         for skip in skipped { events(.skipped(skip)) }
         guard !images.isEmpty else {
             throw SheetError(candidates.isEmpty && scanner.skipped.isEmpty
-                             ? "no PNG images found in \(request.inputs.map(\.displayName).joined(separator: ", "))"
-                             : "no renderable PNG images (\(skipped.count) skipped)")
+                             ? "no images found in \(request.inputs.map(\.displayName).joined(separator: ", "))"
+                             : "no renderable images (\(skipped.count) skipped)")
         }
 
         var sections: [PlannedSection] = []
@@ -187,7 +187,7 @@ public enum SheetPipeline {
             for failure in decodeFailures { events(.skipped(failure)) }
             skipped += decodeFailures
             guard !drawn.isEmpty || pages.isEmpty else {
-                throw SheetError("no renderable PNG images (\(skipped.count) skipped)")
+                throw SheetError("no renderable images (\(skipped.count) skipped)")
             }
 
             if let html = request.html {

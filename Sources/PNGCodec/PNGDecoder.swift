@@ -292,6 +292,9 @@ public final class PNGDecoder: RowSource {
 }
 
 extension PNGDecoder {
+    /// The libraries that decode PNGs in this process (libpng, and libdeflate for the fast path).
+    public static let libraryVersion = "libpng \(String(cString: mpng_library_version())), libdeflate \(String(cString: mfast_library_version()))"
+
     public var width: Int { header.width }
     public var height: Int { header.height }
 }

@@ -31,6 +31,8 @@ struct BenchOptions {
     var smallFilesOnly = false
     /// Run only the `masonry compare` stage (CompareStage.swift).
     var compareOnly = false
+    /// Run only the round-3 formats stage (FormatsStage.swift).
+    var formatsOnly = false
     var seed: UInt64 = 20_240_601
 }
 
@@ -54,6 +56,7 @@ func parseOptions() -> BenchOptions {
         case "--floor-only": options.floorOnly = true
         case "--compare-only": options.compareOnly = true
         case "--small-files-only": options.smallFilesOnly = true
+        case "--formats-only": options.formatsOnly = true
         case "-h", "--help":
             print("""
             usage: masonry-bench [--quick] [--json path] [--corpus dir] [--runs n] [--masonry path]
@@ -67,6 +70,8 @@ func parseOptions() -> BenchOptions {
               --skip-huge  skip the 20000×20000 peak-RSS run
               --compare-only  run only the masonry compare stage (40 pairs of 1280×800; quick 20)
               --small-files-only  run only the many-small-files stage (needs openclipart-png)
+              --formats-only  run only the WebP, GIF, HEIC and AVIF stage (40 photos converted once by
+                           scripts/make-bench-format-corpus.py; quick 12)
             """)
             exit(0)
         default: fail("unknown argument \(argument) (see --help)")
@@ -436,6 +441,14 @@ do {
         for row in results where !row.note.isEmpty { print("  \(row.stage) / \(row.metric): \(row.note)") }
         exit(0)
     }
+    let formatPhotos = options.quick ? 12 : 40
+    if options.formatsOnly {
+        try formatsStage(photosFolder: corpusRoot + "/photos", root: corpusRoot, masonry: masonry, outDir: outDir,
+                         cores: cores, runs: runs, count: formatPhotos)
+        printTable()
+        for row in results where !row.note.isEmpty { print("  \(row.stage) / \(row.metric): \(row.note)") }
+        exit(0)
+    }
     if options.compareOnly {
         try compareStage(masonry: masonry, root: corpusRoot, runs: runs, cores: cores, pairs: comparePairs)
         printTable()
@@ -518,6 +531,8 @@ do {
     try encodeStage(sheetPath: sheet, runs: runs, sweep: options.sweep)
     try featureStages(masonry: masonry, corpusRoot: corpusRoot, outDir: outDir, photoCount: photos.count, runs: runs)
     try benchJPEG(photos: photos, corpusRoot: corpusRoot, masonry: masonry, outDir: outDir, cores: cores, runs: runs)
+    try formatsStage(photosFolder: corpusRoot + "/photos", root: corpusRoot, masonry: masonry, outDir: outDir,
+                     cores: cores, runs: runs, count: formatPhotos)
 
     let wallRun = try runChild(masonry, [corpusRoot + "/wall", "-c", "4", "-j", "\(cores)", "-o", outDir + "/wall.png", "-q"])
     guard wallRun.exitStatus == 0 else { throw BenchError("masonry (wall) exited with \(wallRun.exitStatus)") }

@@ -73,9 +73,9 @@ import TestSupport
           "version": 1,
           "sheet": {"width": 226, "height": 276, "columns": 2, "columnGap": 10, "rowGap": 10, "insets": {"top": 8, "right": 8, "bottom": 8, "left": 8}, "background": "#ffffffff"},
           "items": [
-            {"index": 0, "path": "./a.png", "sourceWidth": 100, "sourceHeight": 100, "column": 0, "x": 8, "y": 8, "width": 100, "height": 100, "image": {"x": 8, "y": 8, "width": 100, "height": 100}},
-            {"index": 1, "path": "./b.png", "sourceWidth": 100, "sourceHeight": 50, "column": 1, "x": 118, "y": 8, "width": 100, "height": 50, "image": {"x": 118, "y": 8, "width": 100, "height": 50}},
-            {"index": 2, "path": "./c.png", "sourceWidth": 50, "sourceHeight": 100, "column": 1, "x": 118, "y": 68, "width": 100, "height": 200, "image": {"x": 118, "y": 68, "width": 100, "height": 200}}
+            {"index": 0, "path": "./a.png", "sourceWidth": 100, "sourceHeight": 100, "format": "PNG", "column": 0, "x": 8, "y": 8, "width": 100, "height": 100, "image": {"x": 8, "y": 8, "width": 100, "height": 100}},
+            {"index": 1, "path": "./b.png", "sourceWidth": 100, "sourceHeight": 50, "format": "PNG", "column": 1, "x": 118, "y": 8, "width": 100, "height": 50, "image": {"x": 118, "y": 8, "width": 100, "height": 50}},
+            {"index": 2, "path": "./c.png", "sourceWidth": 50, "sourceHeight": 100, "format": "PNG", "column": 1, "x": 118, "y": 68, "width": 100, "height": 200, "image": {"x": 118, "y": 68, "width": 100, "height": 200}}
           ],
           "skipped": []
         }
@@ -112,7 +112,7 @@ import TestSupport
 
         let empty = try MasonryExecutable.run(["empty", "-o", "x.png"], in: folder.path)
         #expect(empty.status == 1)
-        #expect(empty.standardError.contains("masonry: error: no PNG images found in empty"))
+        #expect(empty.standardError.contains("masonry: error: no images found in empty"))
 
         let corrupt = try MasonryExecutable.run(["mixed", "-o", "x.png"], in: folder.path)
         #expect(corrupt.status == 0)
@@ -159,7 +159,7 @@ import TestSupport
 enum Goldens {
     static let fixtureSheetPixels = "7f655a21f8796040c7fa2475a9515d5e3946ccf38130640a4f1688f2f0228716"
     static let fixtureSheetPNG = "909b27e52e05dc35ad864e5009915f083d93e3e012f3068d018b62dc1d6a6b0e"
-    static let fixtureManifest = "c16183675d11d3613bdbb08b7bbf85c71eab6511e1761c9093c5a88fa887d396"
+    static let fixtureManifest = "ca354d53d5a172b016529a9dd201c19500b9c89601bcbb478e711070e3b1f30c"
 }
 
 /// Options whose effect is only visible on the command line: progress, quiet, version,

@@ -37,6 +37,10 @@ typedef struct mjpg_decoder mjpg_decoder;
 /// A decoder reading an open file descriptor from offset 0 with pread (the
 /// descriptor is not closed). memory_budget caps what libjpeg may allocate in
 /// total (a progressive file's coefficient buffer is the large part).
+/* The libjpeg-turbo version built against (LIBJPEG_TURBO_VERSION_NUMBER; the library has no
+   run-time query), for the thumbnail cache key. */
+int mjpg_library_version(void);
+
 mjpg_decoder *mjpg_decoder_create_fd(int fd, size_t memory_budget);
 void mjpg_decoder_destroy(mjpg_decoder *decoder);
 /// The last error's text (empty when none). Owned by the decoder.

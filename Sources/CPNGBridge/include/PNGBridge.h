@@ -70,6 +70,9 @@ typedef struct {
 /// Which failure a libpng error or warning message names: the one place Masonry
 /// reads libpng's text (the bridge's handlers call it; tests pin it). A message
 /// none of its rules knows becomes `unclassified`, with the text as detail.
+/* The version of libpng this process runs, for the thumbnail cache key. */
+const char *mpng_library_version(void);
+
 void mpng_classify(const char *message, mpng_status unclassified, mpng_failure *out);
 
 typedef struct mpng_decoder mpng_decoder;

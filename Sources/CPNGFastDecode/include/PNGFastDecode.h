@@ -39,6 +39,9 @@ typedef struct {
 
 /// Decodes the PNG in bytes[0..count). The bytes are only read during the call.
 /// NULL: declined (or out of memory); decode with libpng instead.
+/* The libdeflate version built against (it has no run-time query), for the thumbnail cache key. */
+const char *mfast_library_version(void);
+
 mfast_image *mfast_decode_memory(const uint8_t *bytes, size_t count, const mfast_options *options, mfast_info *info);
 /// The same for the regular file open at fd, `size` bytes long, read with pread
 /// (the file offset does not move, so libpng can read it afterwards).

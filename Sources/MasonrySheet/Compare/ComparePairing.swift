@@ -14,7 +14,7 @@ struct ComparePair: Sendable, Hashable {
     var currentProblem: String?
 }
 
-/// Pairs the PNG files of two folders by their relative path, byte for byte (SPEC §9).
+/// Pairs the image files of two folders by their relative path, byte for byte (SPEC §9).
 enum ComparePairing {
     /// Every path found in either folder (recursively), in natural order of the relative path.
     /// Throws when a folder is missing or not a folder (trouble, exit 2). Files in `excluding`
@@ -44,18 +44,14 @@ enum ComparePairing {
         try scanner.scan(arguments: [folder])
         let prefix = folder.bytes.last == UInt8(ascii: "/") ? folder.bytes : folder.bytes + [UInt8(ascii: "/")]
         var files: [RawPath: (path: RawPath, problem: String?)] = [:]
-        // SPEC §9 compares PNG files only (a render also reads JPEG).
-        for candidate in scanner.candidates where hasPNGExtension(candidate.path.lastComponent) {
+        // The scan keeps the image files of the format table's extensions (SPEC §9).
+        for candidate in scanner.candidates {
             files[RawPath(bytes: Array(candidate.path.bytes.dropFirst(prefix.count)))] = (candidate.path, nil)
         }
-        for skip in scanner.skipped where skip.path.bytes.starts(with: prefix) && hasPNGExtension(skip.path.lastComponent) {
+        for skip in scanner.skipped where skip.path.bytes.starts(with: prefix) && InputScanner.hasImageExtension(skip.path.lastComponent) {
             files[RawPath(bytes: Array(skip.path.bytes.dropFirst(prefix.count)))] = (skip.path, skip.reason)
         }
         return files
     }
 
-    /// Whether a name ends in `.png`, in any letter case.
-    private static func hasPNGExtension(_ name: [UInt8]) -> Bool {
-        name.count > 4 && name.suffix(4).map { $0 | 0x20 } == Array(".png".utf8)
-    }
 }

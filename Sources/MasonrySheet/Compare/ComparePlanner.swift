@@ -89,8 +89,8 @@ enum ComparePlanner {
         // `images[i]` stands for pair i: the band scheduler's memory estimate reads its width, and
         // a drawn pair runs two decoders at once, so it is both sides' widths together.
         let images = shown.map { result in
-            PlannedImage(path: result.relativePath, width: max(1, (result.baseline?.width ?? 0) + (result.current?.width ?? 0)),
-                         height: max(1, result.baseline?.height ?? 0, result.current?.height ?? 0), kind: .png, byteSize: 0)
+            PlannedImage(standingIn: result.relativePath, width: max(1, (result.baseline?.width ?? 0) + (result.current?.width ?? 0)),
+                         height: max(1, result.baseline?.height ?? 0, result.current?.height ?? 0))
         }
         return SheetPlan(width: configuration.width, background: .white, layout: layout, images: images, pages: pages,
                          underlay: .white, enlarge: .smooth, captions: [], sections: [], headerTexts: [])
@@ -147,8 +147,7 @@ enum ComparePlanner {
         }
         func side(_ info: PairSideInfo?, _ path: RawPath?, _ box: LayoutRect) -> (image: PlannedImage, rect: LayoutRect)? {
             guard let info, let path, result.verdict.status != .error else { return nil }
-            return (PlannedImage(path: path, width: info.width, height: info.height, kind: .png, byteSize: 0),
-                    place(info.width, info.height, box))
+            return (info.planned(at: path), place(info.width, info.height, box))
         }
         let baseline = side(result.baseline, result.pair.baseline, boxes[0])
         let current = side(result.current, result.pair.current, boxes[1])

@@ -42,17 +42,16 @@ protocol PairRowObserver: AnyObject {
 
 /// Reading both files of a pair: streaming SHA-256, headers, and the lockstep decode that feeds
 /// `CanvasDiff`. Both images are decoded on the calling thread, a row of each pulled in turn
-/// (`PNGDecoder.nextRow()`), so each overlap row of both is at hand at once and memory stays a
+/// (`RowSource.nextRow()`), so each overlap row of both is at hand at once and memory stays a
 /// row of each image (a whole Adam7 image), whatever their heights.
 enum PairDecoding {
-    /// The SHA-256 of the file's bytes, read in 64 KiB blocks, and its PNG header, refused when
-    /// over `limits`.
-    static func digestAndHeader(of path: RawPath, limits: PNGLimits, opener: InputOpener) throws -> ([UInt8], PNGHeader) {
+    /// The SHA-256 of the file's bytes, read in 64 KiB blocks, and its format and header,
+    /// refused when over `limits`.
+    static func digestAndHeader(of path: RawPath, limits: PNGLimits, opener: InputOpener) throws -> ([UInt8], ImageFormat, SourceHeader) {
         try opener.withFile(path) { file in
             let digest = try sha256(of: file)
-            let header = try PNGHeader(file: file)
-            if let refusal = limits.refusal(width: header.width, height: header.height) { throw refusal }
-            return (digest, header)
+            let (format, header) = try ImageFormats.header(of: file, limits: limits)
+            return (digest, format, header)
         }
     }
 
@@ -77,17 +76,22 @@ enum PairDecoding {
     /// Decodes both images in lockstep and compares them by pixelmatch's rule (SPEC §9). With an
     /// `observer`, it also receives every row of both images and (if it draws the canvas) of the
     /// canvas; without one, only counts are made (rows below the overlap are not visited).
-    static func compare(baseline: RawPath, current: RawPath, limits: PNGLimits, options: DiffOptions, opener: InputOpener,
+    static func compare(baseline: PlannedImage, current: PlannedImage, limits: PNGLimits, options: DiffOptions, opener: InputOpener,
                         observer: PairRowObserver? = nil) throws(PairFailure) -> CanvasDiff {
+        /// A full-size decoder (compare sees every stored pixel).
+        func open(_ image: PlannedImage, _ file: InputFile) throws(PNGError) -> any RowSource {
+            try ImageFormats.decoder(for: file, format: image.format, expected: image.source, limits: limits,
+                                     minimumWidth: image.source.width, minimumHeight: image.source.height)
+        }
         do {
-            return try opener.withFile(baseline) { baselineFile in
-                let baselineDecoder: PNGDecoder
+            return try opener.withFile(baseline.path) { baselineFile in
+                let baselineDecoder: any RowSource
                 do {
-                    baselineDecoder = try PNGDecoder(file: baselineFile, limits: limits, compactOpaqueRows: true)
+                    baselineDecoder = try open(baseline, baselineFile)
                 } catch { throw PairFailure(side: .baseline, error) }
                 do {
-                    return try opener.withFile(current) { currentFile in
-                        let currentDecoder = try PNGDecoder(file: currentFile, limits: limits, compactOpaqueRows: true)
+                    return try opener.withFile(current.path) { currentFile in
+                        let currentDecoder = try open(current, currentFile)
                         return try lockstep(baselineDecoder, currentDecoder, options: options, observer: observer)
                     }
                 } catch {
@@ -99,18 +103,17 @@ enum PairDecoding {
         }
     }
 
-    private static func lockstep(_ baselineDecoder: PNGDecoder, _ currentDecoder: PNGDecoder, options: DiffOptions,
+    private static func lockstep(_ baselineDecoder: any RowSource, _ currentDecoder: any RowSource, options: DiffOptions,
                                  observer: PairRowObserver?) throws(PairFailure) -> CanvasDiff {
-        let b = baselineDecoder.header, c = currentDecoder.header
-        let diff = CanvasDiff(baselineWidth: b.width, baselineHeight: b.height, currentWidth: c.width,
-                              currentHeight: c.height, options: options)
+        let diff = CanvasDiff(baselineWidth: baselineDecoder.width, baselineHeight: baselineDecoder.height,
+                              currentWidth: currentDecoder.width, currentHeight: currentDecoder.height, options: options)
         let baselineRows = DiffRowFormat(baselineDecoder), currentRows = DiffRowFormat(currentDecoder)
         let canvasObserver = observer?.drawsCanvas == true ? observer : nil
         let emit: (Int, UnsafeBufferPointer<UInt8>) -> Void = { y, classes in
             canvasObserver?.canvasRow(y, classes: classes, diff: diff)
         }
         observer?.start(baseline: baselineDecoder.rowFormat, current: currentDecoder.rowFormat)
-        func next(_ side: PairSide, _ decoder: PNGDecoder) throws(PairFailure) -> UnsafeBufferPointer<UInt8>? {
+        func next(_ side: PairSide, _ decoder: any RowSource) throws(PairFailure) -> UnsafeBufferPointer<UInt8>? {
             do { return try decoder.nextRow() } catch { throw PairFailure(side: side, error) }
         }
         // The same order as decoding each image whole: every baseline row, each overlap row followed
@@ -143,8 +146,8 @@ enum PairDecoding {
 private final class DiffRowFormat {
     private let wide: UnsafeMutableBufferPointer<UInt8>?
 
-    init(_ decoder: PNGDecoder) {
-        wide = decoder.rowFormat == .grey8 ? .allocate(capacity: 3 * decoder.header.width) : nil
+    init(_ decoder: any RowSource) {
+        wide = decoder.rowFormat == .grey8 ? .allocate(capacity: 3 * decoder.width) : nil
     }
 
     deinit { wide?.deallocate() }

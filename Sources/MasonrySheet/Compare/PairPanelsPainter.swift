@@ -33,7 +33,7 @@ struct PairPanelsPainter {
         case let (baseline?, current?):
             let painter = LockstepPanels(panels: panels, baseline: baseline, current: current, underlay: underlay, canvas: canvas)
             do {
-                _ = try PairDecoding.compare(baseline: baseline.image.path, current: current.image.path, limits: limits,
+                _ = try PairDecoding.compare(baseline: baseline.image, current: current.image, limits: limits,
                                              options: panels.options, opener: opener, observer: painter)
             } catch {
                 for rect in [baseline.rect, current.rect] + (panels.difference.map { [$0] } ?? []) { fill(rect, underlay, canvas) }

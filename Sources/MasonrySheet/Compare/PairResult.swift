@@ -7,6 +7,15 @@ public struct PairSideInfo: Sendable, Hashable {
     public let height: Int
     /// Lower-case hex SHA-256 of the file's bytes.
     public let sha256: String
+    /// The side's format and header, as the first pass read them.
+    let format: ImageFormat
+    let source: SourceHeader
+
+    /// The side as a picture to decode at `path`: compare compares pictures as stored, so no
+    /// orientation is applied.
+    func planned(at path: RawPath) -> PlannedImage {
+        PlannedImage(path: path, format: format, source: source, orientation: .up, byteSize: 0)
+    }
 }
 
 /// What the first pass learnt about one pair: its sides, counts and verdict (SPEC §9).
@@ -41,8 +50,9 @@ enum PairJudging {
                 return nil
             }
             do {
-                let (digest, header) = try PairDecoding.digestAndHeader(of: path, limits: pixelLimits, opener: opener)
-                return (PairSideInfo(width: header.width, height: header.height, sha256: ImageDiff.SHA256.hex(digest)), digest)
+                let (digest, format, header) = try PairDecoding.digestAndHeader(of: path, limits: pixelLimits, opener: opener)
+                return (PairSideInfo(width: header.width, height: header.height, sha256: ImageDiff.SHA256.hex(digest),
+                                     format: format, source: header), digest)
             } catch {
                 reasons.append(PairFailure(side: which, error).reason)
                 return nil
@@ -63,9 +73,9 @@ enum PairJudging {
         case let (b?, c?) where b.1 == c.1:
             findings = .identicalBytes
             (result.diffPixels, result.aaPixels, result.diffRatio) = (0, 0, 0)
-        case (_?, _?):
+        case let (b?, c?):
             do {
-                let diff = try PairDecoding.compare(baseline: pair.baseline!, current: pair.current!,
+                let diff = try PairDecoding.compare(baseline: b.0.planned(at: pair.baseline!), current: c.0.planned(at: pair.current!),
                                                     limits: pixelLimits, options: options, opener: opener)
                 findings = diff.findings
                 (result.diffPixels, result.aaPixels, result.diffRatio) = (diff.diffPixels, diff.aaPixels, diff.diffRatio)

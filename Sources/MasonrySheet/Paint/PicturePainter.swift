@@ -1,4 +1,3 @@
-import JPEGCodec
 import MasonryLayout
 import PNGCodec
 import Raster
@@ -20,9 +19,17 @@ struct PicturePainter {
     let enlarge: TileStyle.EnlargeMode
     let cache: ThumbnailCache?
 
-    /// The version of everything that decides a thumbnail's pixels (codecs, resampler, scaler
-    /// choice), part of every cache key: change it whenever any of them changes.
-    static let thumbnailVersion: UInt64 = 1
+    /// The version of everything of ours that decides a thumbnail's pixels (resampler, scaler
+    /// choice); change it whenever any of them changes. The decoder's library version is part
+    /// of every key too (`variant`).
+    static let thumbnailVersion: UInt64 = 2
+
+    /// The cache key's variant: everything besides the file and the size that decides the
+    /// thumbnail (our version, the decoding library's, the enlargement mode), as FNV-1a.
+    var thumbnailVariant: UInt64 {
+        let text = "\(Self.thumbnailVersion) \(image.format.name) \(image.format.decoderVersion) \(enlarge == .pixelated ? "pixelated" : "smooth")"
+        return text.utf8.reduce(0xcbf2_9ce4_8422_2325) { ($0 ^ UInt64($1)) &* 0x100_0000_01b3 }
+    }
 
     func paint(_ rect: LayoutRect, into canvas: Canvas) -> TileOutcome {
         do {
@@ -44,7 +51,7 @@ struct PicturePainter {
         }
         let key = cache == nil ? nil : try? ThumbnailKey(
             fileDescriptor: file.descriptor, targetWidth: rect.width, targetHeight: rect.height,
-            variant: Self.thumbnailVersion << 8 | (enlarge == .pixelated ? 1 : 0))
+            variant: thumbnailVariant)
         if let cache, let key, let pixels = cache.lookup(key) {
             pixels.withUnsafeBufferPointer { all in
                 for row in 0..<rect.height { composite(row, UnsafeBufferPointer(rebasing: all[(row * rowBytes)..<((row + 1) * rowBytes)])) }
@@ -53,27 +60,11 @@ struct PicturePainter {
         }
 
         var kept = key == nil ? [] : [UInt8](repeating: 0, count: rowBytes * rect.height)
-        let source: any RowSource
-        var orientation = ExifOrientation.up
-        // The size the rows are resampled to: the rectangle's, turned back for a JPEG shown turned.
-        var target = (width: rect.width, height: rect.height)
-        switch image.kind {
-        case .png:
-            let decoder = try PNGDecoder(file: file, limits: limits, compactOpaqueRows: true)
-            guard decoder.header.width == image.width, decoder.header.height == image.height else {
-                throw PNGError(.io, "file changed while it was being read")
-            }
-            source = decoder
-        case .jpeg(let turn):
-            orientation = turn
-            target = turn.displaySize(width: rect.width, height: rect.height)
-            let decoder = try JPEGDecoder(file: file, limits: limits, minimumWidth: target.width, minimumHeight: target.height)
-            guard decoder.header.displayWidth == image.width, decoder.header.displayHeight == image.height,
-                  decoder.header.orientation == turn else {
-                throw PNGError(.io, "file changed while it was being read")
-            }
-            source = decoder
-        }
+        let orientation = image.orientation
+        // The size the rows are resampled to: the rectangle's, turned back for a picture shown turned.
+        let target = orientation.displaySize(width: rect.width, height: rect.height)
+        let source = try ImageFormats.decoder(for: file, format: image.format, expected: image.source, limits: limits,
+                                              minimumWidth: target.width, minimumHeight: target.height)
         let scaler: any RowScaler = enlarge == .pixelated && target.width >= source.width && target.height >= source.height
             ? NearestNeighbourScaler(sourceWidth: source.width, sourceHeight: source.height, targetWidth: target.width,
                                      targetHeight: target.height, sourceFormat: source.rowFormat)

@@ -31,20 +31,36 @@ public struct SheetPlan: Sendable {
 
 /// One input image the plan draws.
 public struct PlannedImage: Sendable, Hashable {
-    /// How the file is decoded, known from its first bytes (never from its name).
-    public enum Kind: Sendable, Hashable {
-        case png
-        /// A JPEG stored `storedWidth` × `storedHeight`, shown turned by its EXIF orientation.
-        case jpeg(orientation: ExifOrientation)
-    }
-
     public let path: RawPath
-    /// The size as shown (a JPEG's EXIF orientation applied), which the layout uses.
+    /// How the file is decoded, known from its first bytes (never from its name).
+    public let format: ImageFormat
+    /// Its header as the header pass read it (the decoder must find the same).
+    public let source: SourceHeader
+    /// How the decoded picture is turned into its tile: the header's orientation on a sheet;
+    /// `.up` in compare, which compares pictures as stored.
+    public let orientation: ExifOrientation
+    /// The size as shown (`orientation` applied), which the layout uses.
     public let width: Int
     public let height: Int
-    public let kind: Kind
     /// The file's size in bytes (`{bytes}` in captions).
     public let byteSize: Int64
+
+    init(path: RawPath, format: ImageFormat, source: SourceHeader, orientation: ExifOrientation, byteSize: Int64) {
+        self.path = path
+        self.format = format
+        self.source = source
+        self.orientation = orientation
+        width = orientation.swapsAxes ? source.height : source.width
+        height = orientation.swapsAxes ? source.width : source.height
+        self.byteSize = byteSize
+    }
+
+    /// A stand-in of the given size for what is not one file (a compare pair, whose size the
+    /// band scheduler's memory estimate reads).
+    init(standingIn path: RawPath, width: Int, height: Int) {
+        self.init(path: path, format: ImageFormats.png, source: SourceHeader(width: width, height: height), orientation: .up,
+                  byteSize: 0)
+    }
 }
 
 /// A run of consecutive images shown under one header (`--sections`: one per folder).

@@ -27,7 +27,9 @@ struct Manifest {
         let items = try items.map { tile -> JSON in
             let image = plan.images[tile.index]
             var added: [(String, JSON)] = [("path", .string(Self.text(image.path))),
-                                           ("sourceWidth", .int(image.width)), ("sourceHeight", .int(image.height))]
+                                           ("sourceWidth", .int(image.width)), ("sourceHeight", .int(image.height)),
+                                           ("format", .string(image.format.name))]
+            if image.source.frameCount > 1 { added.append(("frames", .int(image.source.frameCount))) }
             if version >= 2 { added.append(("page", .int(layout.page(ofTile: tile.index) + 1))) }
             var item = try JSON(encoding: LayoutDescription.Item(tile)).inserting(added, after: "index")
             if !plan.captions.isEmpty {

@@ -211,13 +211,14 @@ struct InputScanner {
                                          byteSize: Int64(status.st_size), identity: identity, namedDirectly: !foundInFolder))
     }
 
-    /// Whether `name` ends in `.png`, `.jpg` or `.jpeg` in any letter case, after at least one
-    /// other byte. (Only ASCII letters are folded: byte 0x0E before `png` is not a dot.)
+    /// Whether `name` ends in one of the format table's extensions (`.png`, `.jpg`, ...) in any
+    /// letter case, after at least one other byte. (Only ASCII letters are folded: byte 0x0E
+    /// before `png` is not a dot.)
     static func hasImageExtension(_ name: [UInt8]) -> Bool {
         func folded(_ byte: UInt8) -> UInt8 { byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte }
         let lower = name.map(folded)
-        return [".png", ".jpg", ".jpeg"].contains { suffix in
-            lower.count > suffix.utf8.count && lower.suffix(suffix.utf8.count).elementsEqual(suffix.utf8)
+        return ImageFormats.folderExtensions.contains { suffix in
+            lower.count > suffix.count && lower.suffix(suffix.count).elementsEqual(suffix)
         }
     }
 

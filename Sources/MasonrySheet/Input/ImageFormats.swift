@@ -1,0 +1,153 @@
+import JPEGCodec
+import PNGCodec
+import Raster
+
+/// One image format the tool reads: how to recognise a file of it from its first bytes, how to
+/// read its header (the size and orientation, no pixel decoded), and how to open a decoder
+/// that may shrink on load. The scanner, the header pass, the painters, the thumbnail cache
+/// and compare ask `ImageFormats` and never name a format: a new format is one entry in
+/// `ImageFormats.all` plus its codec module.
+public struct ImageFormat: Sendable, Hashable, CustomStringConvertible {
+    /// The name the manifest and messages use ("PNG", "JPEG").
+    public let name: String
+    /// What a folder scan picks up, lower case with the dot (names match in any letter case).
+    let folderExtensions: [String]
+    /// The decoding library's version as it runs: part of every thumbnail cache key, so a new
+    /// decoder never serves thumbnails an older one made.
+    let decoderVersion: String
+    /// Whether the file is of this format, from its first `ImageFormats.prefixLength` bytes
+    /// (fewer when the file is shorter).
+    let matches: @Sendable (_ prefix: [UInt8]) -> Bool
+    /// The header, read with bounded reads; no limit is checked here (the table does it).
+    let readHeader: @Sendable (_ file: InputFile) throws(PNGError) -> SourceHeader
+    /// A decoder whose rows are at least `minimumWidth` × `minimumHeight` in the stored
+    /// orientation (it may shrink on load while each side stays at least twice the minimum),
+    /// with the header it read, so a file changed since the header pass is noticed.
+    let openDecoder: @Sendable (_ file: InputFile, _ limits: PNGLimits, _ minimumWidth: Int, _ minimumHeight: Int)
+        throws(PNGError) -> (header: SourceHeader, rows: any RowSource)
+
+    public static func == (a: ImageFormat, b: ImageFormat) -> Bool { a.name == b.name }
+    public func hash(into hasher: inout Hasher) { hasher.combine(name) }
+    public var description: String { name }
+}
+
+/// What the header pass learns of a picture, whatever its format.
+public struct SourceHeader: Sendable, Hashable {
+    /// The size as stored, before `orientation`.
+    public let width: Int
+    public let height: Int
+    /// How the stored picture is turned to be shown (EXIF); `.up` for formats whose decoder
+    /// applies the file's own transformations.
+    public let orientation: ExifOrientation
+    /// How many frames the file holds (1 for a still; the first is drawn).
+    public let frameCount: Int
+
+    public init(width: Int, height: Int, orientation: ExifOrientation = .up, frameCount: Int = 1) {
+        self.width = width
+        self.height = height
+        self.orientation = orientation
+        self.frameCount = frameCount
+    }
+
+    /// The size as shown, which the layout uses.
+    public var displayWidth: Int { orientation.swapsAxes ? height : width }
+    public var displayHeight: Int { orientation.swapsAxes ? width : height }
+}
+
+/// The formats the tool reads, and the only code that chooses among them.
+public enum ImageFormats {
+    /// How many leading bytes `ImageFormat.matches` is shown.
+    static let prefixLength = 64
+
+    static let png = ImageFormat(
+        name: "PNG", folderExtensions: [".png"], decoderVersion: PNGDecoder.libraryVersion,
+        matches: { prefix in prefix.first == 0x89 },
+        readHeader: { file throws(PNGError) in
+            let png = try PNGHeader(file: file)
+            return SourceHeader(width: png.width, height: png.height)
+        },
+        openDecoder: { file, limits, _, _ throws(PNGError) in
+            let decoder = try PNGDecoder(file: file, limits: limits, compactOpaqueRows: true)
+            return (SourceHeader(width: decoder.header.width, height: decoder.header.height), decoder)
+        })
+
+    static let jpeg = ImageFormat(
+        name: "JPEG", folderExtensions: [".jpg", ".jpeg"], decoderVersion: JPEGDecoder.libraryVersion,
+        matches: { prefix in JPEGHeader.hasSignature(prefix) },
+        readHeader: { file throws(PNGError) in SourceHeader(try JPEGHeader(file: file)) },
+        openDecoder: { file, limits, minimumWidth, minimumHeight throws(PNGError) in
+            let decoder = try JPEGDecoder(file: file, limits: limits, minimumWidth: minimumWidth, minimumHeight: minimumHeight)
+            return (SourceHeader(decoder.header), decoder)
+        })
+
+    /// Every format, in the order their signatures are tried.
+    public static let all: [ImageFormat] = [png, jpeg]
+
+    /// Every extension a folder scan picks up.
+    static let folderExtensions: [[UInt8]] = all.flatMap(\.folderExtensions).map { Array($0.utf8) }
+
+    /// The format of an open file, by its signature, never its name. A file too short for any
+    /// signature is read as a PNG, whose reader says how it is truncated.
+    static func format(of file: InputFile) throws(PNGError) -> ImageFormat {
+        var prefix = [UInt8](repeating: 0, count: prefixLength)
+        let count = try file.readPrefix(into: &prefix)
+        prefix.removeLast(prefixLength - count)
+        if let format = all.first(where: { $0.matches(prefix) }) { return format }
+        guard count < 8 else { throw PNGError(.malformed, "not \(namesForMessages) file") }
+        return png
+    }
+
+    /// "a PNG or JPEG", for the one-line reason of a file of no known format.
+    static var namesForMessages: String { "a " + nameList }
+
+    /// "PNG and JPEG" style lists of the table, for messages and `--help`.
+    public static let nameList = joined(all.map(\.name), "or")
+    public static let extensionList = joined(all.flatMap(\.folderExtensions).map { "*" + $0 }, "and")
+
+    private static func joined(_ words: [String], _ conjunction: String) -> String {
+        words.count < 2 ? words.joined() : words.dropLast().joined(separator: ", ") + " \(conjunction) " + words.last!
+    }
+
+    /// Reads the header of an open file, refused when its stored size is over `limits`.
+    static func header(of file: InputFile, limits: PNGLimits) throws(PNGError) -> (ImageFormat, SourceHeader) {
+        let format = try format(of: file)
+        let header = try format.readHeader(file)
+        if let refusal = limits.refusal(width: header.width, height: header.height) { throw refusal }
+        return (format, header)
+    }
+
+    /// The header pass for one input: its format and header, or why it cannot be drawn.
+    static func header(of path: RawPath, limits: PNGLimits, opener: InputOpener) -> Result<(ImageFormat, SourceHeader), PNGError> {
+        do {
+            return .success(try opener.withFile(path) { file in try header(of: file, limits: limits) })
+        } catch {
+            return .failure(error as? PNGError ?? PNGError(.io, "\(error)"))
+        }
+    }
+
+    /// Opens a decoder for a file the header pass read as `format` with `expected`; a file
+    /// that changed since then is an I/O failure (the plan was made for the old one).
+    static func decoder(for file: InputFile, format: ImageFormat, expected: SourceHeader, limits: PNGLimits,
+                        minimumWidth: Int, minimumHeight: Int) throws(PNGError) -> any RowSource {
+        let (header, rows) = try format.openDecoder(file, limits, minimumWidth, minimumHeight)
+        guard header == expected else { throw PNGError(.io, "file changed while it was being read") }
+        return rows
+    }
+}
+
+extension ImageFormats {
+    /// Opens any file the table reads, by its signature, for a full-size decode (every stored
+    /// pixel, no shrink on load): what compare and the benchmark's decode floor read.
+    public static func fullSizeDecoder(for file: InputFile, limits: PNGLimits) throws(PNGError) -> (ImageFormat, any RowSource) {
+        let (format, header) = try header(of: file, limits: limits)
+        let rows = try decoder(for: file, format: format, expected: header, limits: limits,
+                               minimumWidth: header.width, minimumHeight: header.height)
+        return (format, rows)
+    }
+}
+
+extension SourceHeader {
+    init(_ jpeg: JPEGHeader) {
+        self.init(width: jpeg.width, height: jpeg.height, orientation: jpeg.orientation)
+    }
+}

@@ -1,0 +1,22 @@
+#!/usr/bin/env python3
+"""Makes Tests/MasonrySheetTests/Fixtures/Formats/: one small sample per format of the format
+table (the format-table tests read each by signature, under every extension, and in compare).
+Made from SampleImages/01-astronaut.png (public domain, NASA), shrunk to 48x32, with Pillow
+(and pillow-heif for HEIF/AVIF). Run from the repository root:
+
+    python3 scripts/make-format-samples.py
+"""
+import pathlib
+from PIL import Image
+
+root = pathlib.Path(__file__).resolve().parent.parent
+out = root / "Tests/MasonrySheetTests/Fixtures/Formats"
+out.mkdir(parents=True, exist_ok=True)
+picture = Image.open(root / "SampleImages/01-astronaut.png").convert("RGB").resize((48, 32), Image.LANCZOS)
+picture.save(out / "sample.png", optimize=True)
+picture.save(out / "sample.jpg", quality=90)
+picture.save(out / "sample.webp", quality=90, method=6)
+picture.quantize(colors=64, dither=Image.Dither.NONE).save(out / "sample.gif")
+picture.save(out / "sample.avif", quality=90)
+import pillow_heif
+pillow_heif.from_pillow(picture).save(out / "sample.heic", quality=90)
