@@ -81,7 +81,7 @@ let package = Package(
         // The built-in font and the text and box painters; FONT-LICENSE is the font's notice.
         .target(name: "BitmapText", dependencies: ["Raster"], exclude: ["FONT-LICENSE"]),
         .target(name: "ImageDiff"),
-        .target(name: "MasonrySheet", dependencies: ["PNGCodec", "MasonryLayout", "Raster", "BitmapText", "ThumbnailCache", "JPEGCodec", "GalleryPage", "ImageDiff", "WorkerThreads"]),
+        .target(name: "MasonrySheet", dependencies: ["ColorManagement", "PNGCodec", "MasonryLayout", "Raster", "BitmapText", "ThumbnailCache", "JPEGCodec", "GalleryPage", "ImageDiff", "WorkerThreads"]),
         .target(name: "MasonryCommand", dependencies: ["MasonrySheet", "BitmapText", "ImageDiff"]),
         // Thumbnails kept between runs (issue #15); CRC-32 from zlib.
         .target(name: "ThumbnailCache", dependencies: ["CZlib"]),

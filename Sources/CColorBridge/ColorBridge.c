@@ -23,6 +23,8 @@ static void capture_error(cmsContext context, cmsUInt32Number code, const char *
     }
 }
 
+int mcms_library_version(void) { return cmsGetEncodedCMMversion(); }
+
 static cmsUInt32Number lcms_format(mcms_layout layout) {
     switch (layout) {
     case MCMS_RGB8: return TYPE_RGB_8;

@@ -19,6 +19,8 @@ public enum ColorLayout: Sendable, Hashable {
 public final class ColorTransform: Sendable {
     /// ICC rendering intent 0.
     public static let intent: Int32 = 0
+    /// The Little CMS version that runs (2140 for 2.14): part of the thumbnail cache key.
+    public static let libraryVersion = Int(mcms_library_version())
 
     public let layout: ColorLayout
     private let handle: Handle

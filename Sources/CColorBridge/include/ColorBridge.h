@@ -27,6 +27,9 @@ typedef enum {
 
 typedef struct mcms_transform mcms_transform;
 
+/// The running Little CMS's version (2140 for 2.14).
+int mcms_library_version(void);
+
 /// Builds a transform from the ICC profile in `profile` (`size` bytes) to sRGB
 /// (IEC 61966-2.1, built by lcms), with `intent` (ICC: 0 perceptual, 1 relative
 /// colorimetric, ...), reading `input` rows and writing `output` rows. The transform

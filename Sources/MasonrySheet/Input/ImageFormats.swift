@@ -1,3 +1,4 @@
+import ColorManagement
 import JPEGCodec
 import PNGCodec
 import Raster
@@ -25,6 +26,11 @@ public struct ImageFormat: Sendable, Hashable, CustomStringConvertible {
     /// with the header it read, so a file changed since the header pass is noticed.
     let openDecoder: @Sendable (_ file: InputFile, _ limits: PNGLimits, _ minimumWidth: Int, _ minimumHeight: Int)
         throws(PNGError) -> (header: SourceHeader, rows: any RowSource)
+    /// For formats whose samples must go through their profile while decoding (CMYK JPEGs: the
+    /// rows are RGB), `openDecoder` with that transform; nil when every profile is applied to
+    /// the resampled RGBA rows.
+    var openConvertingDecoder: (@Sendable (_ file: InputFile, _ limits: PNGLimits, _ minimumWidth: Int, _ minimumHeight: Int,
+                                           _ transform: ColorTransform) throws(PNGError) -> (header: SourceHeader, rows: any RowSource))?
 
     public static func == (a: ImageFormat, b: ImageFormat) -> Bool { a.name == b.name }
     public func hash(into hasher: inout Hasher) { hasher.combine(name) }
@@ -41,12 +47,16 @@ public struct SourceHeader: Sendable, Hashable {
     public let orientation: ExifOrientation
     /// How many frames the file holds (1 for a still; the first is drawn).
     public let frameCount: Int
+    /// The picture's colour space as the file describes it, and what converting it needs.
+    public let color: ColorDecision
 
-    public init(width: Int, height: Int, orientation: ExifOrientation = .up, frameCount: Int = 1) {
+    public init(width: Int, height: Int, orientation: ExifOrientation = .up, frameCount: Int = 1,
+                color: ColorDecision = .untagged) {
         self.width = width
         self.height = height
         self.orientation = orientation
         self.frameCount = frameCount
+        self.color = color
     }
 
     /// The size as shown, which the layout uses.
@@ -62,13 +72,10 @@ public enum ImageFormats {
     static let png = ImageFormat(
         name: "PNG", folderExtensions: [".png"], decoderVersion: PNGDecoder.libraryVersion,
         matches: { prefix in prefix.first == 0x89 },
-        readHeader: { file throws(PNGError) in
-            let png = try PNGHeader(file: file)
-            return SourceHeader(width: png.width, height: png.height)
-        },
+        readHeader: { file throws(PNGError) in SourceHeader(try PNGHeader(file: file), in: file) },
         openDecoder: { file, limits, _, _ throws(PNGError) in
             let decoder = try PNGDecoder(file: file, limits: limits, compactOpaqueRows: true)
-            return (SourceHeader(width: decoder.header.width, height: decoder.header.height), decoder)
+            return (SourceHeader(decoder.header, in: file), decoder)
         })
 
     static let jpeg = ImageFormat(
@@ -77,6 +84,11 @@ public enum ImageFormats {
         readHeader: { file throws(PNGError) in SourceHeader(try JPEGHeader(file: file)) },
         openDecoder: { file, limits, minimumWidth, minimumHeight throws(PNGError) in
             let decoder = try JPEGDecoder(file: file, limits: limits, minimumWidth: minimumWidth, minimumHeight: minimumHeight)
+            return (SourceHeader(decoder.header), decoder)
+        },
+        openConvertingDecoder: { file, limits, minimumWidth, minimumHeight, transform throws(PNGError) in
+            let decoder = try JPEGDecoder(file: file, limits: limits, minimumWidth: minimumWidth, minimumHeight: minimumHeight,
+                                          cmykTransform: transform)
             return (SourceHeader(decoder.header), decoder)
         })
 
@@ -127,9 +139,14 @@ public enum ImageFormats {
 
     /// Opens a decoder for a file the header pass read as `format` with `expected`; a file
     /// that changed since then is an I/O failure (the plan was made for the old one).
+    /// With `decodeTransform` (a CMYK profile's), a format that converts while decoding does.
     static func decoder(for file: InputFile, format: ImageFormat, expected: SourceHeader, limits: PNGLimits,
-                        minimumWidth: Int, minimumHeight: Int) throws(PNGError) -> any RowSource {
-        let (header, rows) = try format.openDecoder(file, limits, minimumWidth, minimumHeight)
+                        minimumWidth: Int, minimumHeight: Int, decodeTransform: ColorTransform? = nil) throws(PNGError) -> any RowSource {
+        let (header, rows) = if let decodeTransform, let open = format.openConvertingDecoder {
+            try open(file, limits, minimumWidth, minimumHeight, decodeTransform)
+        } else {
+            try format.openDecoder(file, limits, minimumWidth, minimumHeight)
+        }
         guard header == expected else { throw PNGError(.io, "file changed while it was being read") }
         return rows
     }
@@ -148,6 +165,17 @@ extension ImageFormats {
 
 extension SourceHeader {
     init(_ jpeg: JPEGHeader) {
-        self.init(width: jpeg.width, height: jpeg.height, orientation: jpeg.orientation)
+        let model: ICCProfile.ColorModel = switch jpeg.componentCount {
+        case 1: .grey
+        case 4: .cmyk
+        default: .rgb
+        }
+        self.init(width: jpeg.width, height: jpeg.height, orientation: jpeg.orientation, color: jpeg.color.decision(for: model))
+    }
+
+    /// A PNG's header with its colour chunks (read up to the first IDAT).
+    init(_ png: PNGHeader, in file: InputFile) {
+        let model: ICCProfile.ColorModel = png.colorType == .grey || png.colorType == .greyAlpha ? .grey : .rgb
+        self.init(width: png.width, height: png.height, color: PNGColorChunks.read(file).decision(for: model))
     }
 }
