@@ -63,7 +63,12 @@ def save(profile, description):
     buffer = ctypes.create_string_buffer(size.value)
     lcms.cmsSaveProfileToMem(profile, buffer, ctypes.byref(size))
     lcms.cmsCloseProfile(profile)
-    return buffer.raw[: size.value]
+    return fixed_date(buffer.raw[: size.value])
+
+
+def fixed_date(profile):
+    """The profile with the creation date of its header set to 2026-01-01 00:00:00, so every run makes the same bytes."""
+    return profile[:24] + struct.pack(">6H", 2026, 1, 1, 0, 0, 0) + profile[36:]
 
 
 def rgb_profile(white, primaries, description, gamma=None):
@@ -93,7 +98,7 @@ def cmyk_profile():
                         "-C", "ArgyllCMS colprof from FOGRA39L.ti3 (icc-profiles-free, zlib licence)", base],
                        check=True, stdout=subprocess.DEVNULL)
         with open(base + ".icc", "rb") as made:
-            return made.read()
+            return fixed_date(made.read())
 
 
 def photo(name, width):
@@ -135,6 +140,47 @@ def png_with_chunks(image, chunks):
     return data[:33] + b"".join(chunk(kind, body) for kind, body in chunks) + data[33:]
 
 
+def fuzz_seeds(p3, grey):
+    """Small seeds for the colour fuzz targets (Tests/FuzzReplayTests/Corpus/<target>/)."""
+    corpus = os.path.join(ROOT, "Tests", "FuzzReplayTests", "Corpus")
+    for target in ("icc-profile", "png-color-chunks", "jpeg-icc"):
+        os.makedirs(os.path.join(corpus, target), exist_ok=True)
+
+    def put(target, name, data):
+        with open(os.path.join(corpus, target, name), "wb") as file:
+            file.write(data)
+
+    put("icc-profile", "display-p3.icc", p3)
+    put("icc-profile", "grey-gamma-1.8.icc", grey)
+    put("icc-profile", "display-p3-truncated.icc", p3[:400])
+
+    def tiny_png(chunks, mode="RGB"):
+        buffer = io.BytesIO()
+        Image.new(mode, (2, 2), (200, 30, 40) if mode == "RGB" else 120).save(buffer, "PNG")
+        data = buffer.getvalue()
+        return data[:33] + b"".join(chunk(kind, body) for kind, body in chunks) + data[33:]
+
+    gama = (b"gAMA", struct.pack(">I", 55556))
+    put("png-color-chunks", "iccp-display-p3.png", tiny_png([(b"iCCP", b"Display P3\0\0" + zlib.compress(p3, 9))]))
+    put("png-color-chunks", "cicp-p3-and-srgb.png", tiny_png([(b"cICP", bytes([12, 13, 0, 1])), (b"sRGB", b"\0")]))
+    put("png-color-chunks", "gama-chrm.png", tiny_png([gama, (b"cHRM", struct.pack(">8I", 31270, 32900, 64000, 33000,
+                                                                                    21000, 71000, 15000, 6000))]))
+    put("png-color-chunks", "grey-iccp-gama.png", tiny_png([gama, (b"iCCP", b"g\0\0" + zlib.compress(grey, 9))], "L"))
+
+    picture = Image.new("RGB", (8, 8), (10, 200, 30))
+    buffer = io.BytesIO()
+    picture.save(buffer, "JPEG", quality=50, icc_profile=p3)
+    put("jpeg-icc", "display-p3.jpg", buffer.getvalue())
+    # The profile in three APP2 segments, stored out of order (3, 1, 2).
+    buffer = io.BytesIO()
+    picture.save(buffer, "JPEG", quality=50)
+    data = buffer.getvalue()
+    parts = [p3[:200], p3[200:400], p3[400:]]
+    segments = b"".join(b"\xff\xe2" + struct.pack(">H", 2 + 14 + len(parts[i])) + b"ICC_PROFILE\0" + bytes([i + 1, 3])
+                        + parts[i] for i in (2, 0, 1))
+    put("jpeg-icc", "display-p3-three-segments.jpg", data[:2] + segments + data[2:])
+
+
 def main():
     os.makedirs(OUT, exist_ok=True)
     cases = []
@@ -146,7 +192,9 @@ def main():
 
     def golden(fixture, profile_bytes, color):
         stem = fixture.rsplit(".", 1)[0]
-        reference(os.path.join(OUT, fixture), profile_bytes).save(os.path.join(OUT, stem + ".golden.png"), optimize=True)
+        converted = reference(os.path.join(OUT, fixture), profile_bytes)
+        converted.info.pop("icc_profile", None)   # plain sRGB samples, no profile of the day
+        converted.save(os.path.join(OUT, stem + ".golden.png"), optimize=True)
         cases.append(f"{fixture} {stem}.golden.png {color}")
 
     with open("/usr/share/color/icc/colord/AdobeRGB1998.icc", "rb") as file:
@@ -160,6 +208,7 @@ def main():
     write("prophoto-rgb.icc", prophoto)
     grey18 = grey_profile(1.8, "Grey gamma 1.8")
     write("grey-gamma-1.8.icc", grey18)
+    fuzz_seeds(p3, grey18)
     cmyk = cmyk_profile()
     write("fogra39l-coated.icc", cmyk)
 

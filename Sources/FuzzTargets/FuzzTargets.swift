@@ -5,6 +5,9 @@ public enum FuzzTargets {
     public static let all: [FuzzTarget] = [
         .pngHeader,
         .jpegHeader,
+        .iccProfile,
+        .pngColorChunks,
+        .jpegICC,
     ]
 
     public static func named(_ name: String) -> FuzzTarget? {
