@@ -13,7 +13,9 @@ scaled down, converted from sRGB into another colour space and stored with that 
 description (an embedded profile, PNG chunks). Every reference `<name>.golden.png` is Pillow
 ImageCms converting the whole stored picture (as Pillow decodes it) back to sRGB with the
 perceptual intent (ImageCms's default, and Masonry's), no black point compensation.
-`cases.txt` lists each fixture with its golden and the colour space the manifest names.
+`<name>.tile.golden.png` is that reference resized by Pillow's Lanczos to the tile of a one-column
+sheet 100 px wide (the end-to-end tests). `cases.txt` lists each fixture with its golden and the
+colour space the manifest names. The script also writes the colour fuzz targets' seeds.
 """
 import ctypes
 import io
@@ -29,6 +31,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 OUT = os.path.join(ROOT, "Tests", "ColorManagementTests", "Fixtures")
 SAMPLES = os.path.join(ROOT, "SampleImages")
 PERCEPTUAL = ImageCms.Intent.PERCEPTUAL
+TILE_WIDTH = 100
 SRGB = ImageCms.createProfile("sRGB")
 
 lcms = ctypes.CDLL("liblcms2.so.2")
@@ -195,6 +198,10 @@ def main():
         converted = reference(os.path.join(OUT, fixture), profile_bytes)
         converted.info.pop("icc_profile", None)   # plain sRGB samples, no profile of the day
         converted.save(os.path.join(OUT, stem + ".golden.png"), optimize=True)
+        # The tile a one-column sheet `-w TILE_WIDTH --margin 0` draws: ImageCms, then Lanczos (SPEC §1's height).
+        height = max(1, (2 * TILE_WIDTH * converted.height + converted.width) // (2 * converted.width))
+        tile = converted.resize((TILE_WIDTH, height), Image.Resampling.LANCZOS)
+        tile.save(os.path.join(OUT, stem + ".tile.golden.png"), optimize=True)
         cases.append(f"{fixture} {stem}.golden.png {color}")
 
     with open("/usr/share/color/icc/colord/AdobeRGB1998.icc", "rb") as file:

@@ -31,6 +31,7 @@ static cmsUInt32Number lcms_format(mcms_layout layout) {
     case MCMS_RGBA8_PREMULTIPLIED: return TYPE_RGBA_8;   // straightened around the transform, see apply
     case MCMS_GREY8: return TYPE_GRAY_8;
     case MCMS_CMYK8_INVERTED: return TYPE_CMYK_8_REV;
+    case MCMS_RGBA8: return TYPE_RGBA_8;
     }
     return 0;
 }
@@ -72,7 +73,7 @@ mcms_transform *mcms_transform_create(const uint8_t *profile, size_t size, int i
             reason = "the profile's colour space does not match the picture";
         } else {
             cmsUInt32Number flags = cmsFLAGS_NOCACHE;   // no shared one-pixel cache: safe on many threads
-            if (input == MCMS_RGBA8_PREMULTIPLIED) flags |= cmsFLAGS_COPY_ALPHA;
+            if (input == MCMS_RGBA8_PREMULTIPLIED || input == MCMS_RGBA8) flags |= cmsFLAGS_COPY_ALPHA;
             t->premultiplied = input == MCMS_RGBA8_PREMULTIPLIED;
             t->transform = cmsCreateTransformTHR(t->context, source, lcms_format(input), target,
                                                  lcms_format(output), (cmsUInt32Number)intent, flags);

@@ -5,6 +5,8 @@ import Synchronization
 public enum ColorLayout: Sendable, Hashable {
     /// Premultiplied RGBA8, as the resampler hands out a tile's rows (alpha is kept).
     case premultipliedRGBA8
+    /// Decoded rows: RGB8, and RGBA8 with straight alpha (kept).
+    case rgb8, rgba8
     /// C, M, Y, K with 0 = full ink (Adobe's convention, which JPEG readers assume), read into RGB8.
     case invertedCMYK8
 }
@@ -35,6 +37,8 @@ public final class ColorTransform: Sendable {
         switch (layout, profile.colorModel) {
         case (.premultipliedRGBA8, .rgb): (input, output) = (MCMS_RGBA8_PREMULTIPLIED, MCMS_RGBA8_PREMULTIPLIED)
         case (.premultipliedRGBA8, .grey): (input, output) = (MCMS_GREY8, MCMS_RGB8)
+        case (.rgb8, .rgb): (input, output) = (MCMS_RGB8, MCMS_RGB8)
+        case (.rgba8, .rgb): (input, output) = (MCMS_RGBA8, MCMS_RGBA8)
         case (.invertedCMYK8, .cmyk): (input, output) = (MCMS_CMYK8_INVERTED, MCMS_RGB8)
         default: throw ColorProblem("ICC profile for \(profile.colorModel.rawValue) does not match the picture")
         }
@@ -58,11 +62,11 @@ public final class ColorTransform: Sendable {
         }
     }
 
-    /// Converts `pixels` premultiplied RGBA8 pixels in place (`.premultipliedRGBA8`).
-    public func apply(premultipliedRGBA row: UnsafeMutableBufferPointer<UInt8>) {
-        precondition(layout == .premultipliedRGBA8)
+    /// Converts a row of the transform's layout in place (every layout but `.invertedCMYK8`).
+    public func apply(_ row: UnsafeMutableBufferPointer<UInt8>) {
+        precondition(layout != .invertedCMYK8)
         guard let greyLevels else {
-            mcms_transform_apply(handle.pointer, row.baseAddress, row.baseAddress, row.count / 4)
+            mcms_transform_apply(handle.pointer, row.baseAddress, row.baseAddress, row.count / (layout == .rgb8 ? 3 : 4))
             return
         }
         greyLevels.withUnsafeBufferPointer { levels in

@@ -24,6 +24,11 @@ public struct ICCProfile: Sendable, Hashable {
     /// True for an RGB matrix/shaper profile whose colorants and curves are sRGB's (within half
     /// an 8-bit step): converting through it would only add rounding, so it is not applied.
     public let isSRGB: Bool
+    /// True for an RGB profile whose primaries span much more than sRGB's (ProPhoto, BT.2020,
+    /// wide-gamut RGB: over 1.6 times sRGB's xy triangle), or whose gamut cannot be told from
+    /// colorants (LUT profiles). Resampling such samples before converting them misses the
+    /// quality bar (ProPhoto: p99 ΔE2000 4.8), so they are converted at the decoded size.
+    public let isWideGamut: Bool
 
     /// The largest profile read (a larger one is ignored with a warning): a real one is tens of
     /// KB, a printer profile with big tables a few MB.
@@ -75,6 +80,7 @@ public struct ICCProfile: Sendable, Hashable {
         self.description = description
         self.digest = SHA256.digest(bytes)
         self.isSRGB = model == .rgb && SRGBCheck.matches(tags)
+        self.isWideGamut = model == .rgb && (SRGBCheck.gamutArea(tags).map { $0 > 1.6 * SRGBCheck.sRGBGamutArea } ?? true)
     }
 
     /// The text of a `desc` tag: `textDescriptionType` (ICC v2: ASCII) or
@@ -134,6 +140,27 @@ enum SRGBCheck {
             }
         }
         return true
+    }
+
+    /// sRGB's triangle in CIE xy (D50-adapted colorants).
+    static let sRGBGamutArea = gamutArea(colorants.mapValues { $0 })
+
+    /// The area of the triangle the profile's colorants span in CIE xy, or nil without them.
+    static func gamutArea(_ tags: [String: ArraySlice<UInt8>]) -> Double? {
+        var xyz: [String: [Double]] = [:]
+        for name in ["rXYZ", "gXYZ", "bXYZ"] {
+            guard let tag = tags[name].map(Array.init), tag.count >= 20, tag.starts(with: Array("XYZ ".utf8)) else { return nil }
+            xyz[name] = (0..<3).map { s15Fixed16(tag, 8 + 4 * $0) }
+        }
+        return gamutArea(xyz)
+    }
+
+    static func gamutArea(_ xyz: [String: [Double]]) -> Double {
+        let points = ["rXYZ", "gXYZ", "bXYZ"].map { name -> (x: Double, y: Double) in
+            let v = xyz[name]!, sum = max(v[0] + v[1] + v[2], 1e-9)
+            return (v[0] / sum, v[1] / sum)
+        }
+        return abs((points[1].x - points[0].x) * (points[2].y - points[0].y) - (points[2].x - points[0].x) * (points[1].y - points[0].y)) / 2
     }
 
     static func s15Fixed16(_ tag: [UInt8], _ at: Int) -> Double {

@@ -19,7 +19,7 @@ extension FuzzTarget {
                     rgb.withUnsafeMutableBufferPointer { transform.apply(cmyk: input.baseAddress!, into: $0.baseAddress!, count: 16) }
                 }
             } else {
-                row.withUnsafeMutableBufferPointer { transform.apply(premultipliedRGBA: $0) }
+                row.withUnsafeMutableBufferPointer { transform.apply($0) }
             }
         }
     }

@@ -17,7 +17,7 @@ import TestSupport
         DispatchQueue.concurrentPerform(iterations: 16) { index in
             let transform = try! cache.transform(for: profiles[index % 2], layout: .premultipliedRGBA8).get()
             var row = [UInt8](repeating: 200, count: 4096)
-            row.withUnsafeMutableBufferPointer { transform.apply(premultipliedRGBA: $0) }
+            row.withUnsafeMutableBufferPointer { transform.apply($0) }
             built.withLock { $0.append(ObjectIdentifier(transform)) }
         }
         #expect(cache.count == 2)
@@ -44,8 +44,8 @@ import TestSupport
             straight += colour + [255]
             premultiplied += colour.map { UInt8((Int($0) * Int(alpha) + 127) / 255) } + [alpha]
         }
-        straight.withUnsafeMutableBufferPointer { transform.apply(premultipliedRGBA: $0) }
-        premultiplied.withUnsafeMutableBufferPointer { transform.apply(premultipliedRGBA: $0) }
+        straight.withUnsafeMutableBufferPointer { transform.apply($0) }
+        premultiplied.withUnsafeMutableBufferPointer { transform.apply($0) }
         for pixel in 0..<2000 {
             let alpha = Int(premultiplied[4 * pixel + 3])
             #expect(alpha == Int(premultiplied[4 * pixel + 3]))

@@ -10,16 +10,17 @@ import TestSupport
     static let p3 = try! fixtures.bytes("display-p3.icc")
 
     @Test(arguments: [
-        ("display-p3.icc", ICCProfile.ColorModel.rgb, "Display P3"),
-        ("adobe-rgb-1998.icc", .rgb, "Compatible with Adobe RGB (1998)"),
-        ("prophoto-rgb.icc", .rgb, "ProPhoto RGB"),
-        ("grey-gamma-1.8.icc", .grey, "Grey gamma 1.8"),
-        ("fogra39l-coated.icc", .cmyk, "FOGRA39L coated (Masonry test profile)"),
+        ("display-p3.icc", ICCProfile.ColorModel.rgb, "Display P3", false),
+        ("adobe-rgb-1998.icc", .rgb, "Compatible with Adobe RGB (1998)", false),
+        ("prophoto-rgb.icc", .rgb, "ProPhoto RGB", true),
+        ("grey-gamma-1.8.icc", .grey, "Grey gamma 1.8", false),
+        ("fogra39l-coated.icc", .cmyk, "FOGRA39L coated (Masonry test profile)", false),
     ])
-    func readsGoodProfiles(_ name: String, _ model: ICCProfile.ColorModel, _ description: String) throws {
+    func readsGoodProfiles(_ name: String, _ model: ICCProfile.ColorModel, _ description: String, _ wide: Bool) throws {
         let bytes = try Self.fixtures.bytes(name)
         let profile = try ICCProfile(bytes: bytes)
         #expect(profile.colorModel == model)
+        #expect(profile.isWideGamut == wide)
         #expect(profile.description == description)
         #expect(profile.digest.count == 32)
         var changed = bytes
@@ -113,7 +114,7 @@ import TestSupport
             let layout: ColorLayout = profile.colorModel == .cmyk ? .invertedCMYK8 : .premultipliedRGBA8
             if let transform = try? ColorTransform(profile: profile, layout: layout), layout == .premultipliedRGBA8 {
                 var row = (0..<64).map { _ in random.byte() }
-                row.withUnsafeMutableBufferPointer { transform.apply(premultipliedRGBA: $0) }
+                row.withUnsafeMutableBufferPointer { transform.apply($0) }
             }
         }
         TestLog.verbose("seed \(seed): \(accepted) of 150 mutated profiles passed the reader")

@@ -49,7 +49,7 @@ struct ConvertedPicture {
         try source.readRows { _, row in
             Self.widen(row, format: source.rowFormat, into: &rgba)
             stored += Self.narrow(rgba)
-            rgba.withUnsafeMutableBufferPointer { rgbaTransform?.apply(premultipliedRGBA: $0) }
+            rgba.withUnsafeMutableBufferPointer { rgbaTransform?.apply($0) }
             rgb += Self.narrow(rgba)
         }
         if let storedSource {

@@ -17,6 +17,7 @@ typedef enum {
     MCMS_RGBA8_PREMULTIPLIED, ///< R, G, B premultiplied by A, then A (A is copied)
     MCMS_GREY8,               ///< one grey sample
     MCMS_CMYK8_INVERTED,      ///< C, M, Y, K with 0 = full ink (Adobe's JPEG convention); input only
+    MCMS_RGBA8,               ///< R, G, B, A not premultiplied (A is copied)
 } mcms_layout;
 
 /// The curve of a profile built from parameters (`mcms_build_rgb_profile`).

@@ -77,20 +77,12 @@ struct PicturePainter {
         let orientation = image.orientation
         // The size the rows are resampled to: the rectangle's, turned back for a picture shown turned.
         let target = orientation.displaySize(width: rect.width, height: rect.height)
-        let color = colorSteps()
+        var color = ColorSteps(profile: colors == nil ? nil : image.source.color.profile, colors: colors)
         let source = try ImageFormats.decoder(for: file, format: image.format, expected: image.source, limits: limits,
                                               minimumWidth: target.width, minimumHeight: target.height,
                                               decodeTransform: color.whileDecoding)
-        var convertedRow = [UInt8](repeating: 0, count: color.afterResampling == nil ? 0 : target.width * 4)
-        /// The resampled row converted to sRGB (the row itself when nothing is converted).
-        func converted(_ pixels: UnsafeBufferPointer<UInt8>, _ body: (UnsafeBufferPointer<UInt8>) -> Void) {
-            guard let transform = color.afterResampling else { return body(pixels) }
-            convertedRow.withUnsafeMutableBufferPointer { row in
-                _ = row.update(fromContentsOf: pixels)
-                transform.apply(premultipliedRGBA: row)
-                body(UnsafeBufferPointer(row))
-            }
-        }
+        color.choose(for: source.rowFormat)
+        var decodedScratch: [UInt8] = [], resampledScratch: [UInt8] = []
         let scaler: any RowScaler = enlarge == .pixelated && target.width >= source.width && target.height >= source.height
             ? NearestNeighbourScaler(sourceWidth: source.width, sourceHeight: source.height, targetWidth: target.width,
                                      targetHeight: target.height, sourceFormat: source.rowFormat)
@@ -98,8 +90,9 @@ struct PicturePainter {
                                  targetHeight: target.height, sourceFormat: source.rowFormat)
         if orientation == .up {
             // Streamed: each resampled row goes straight into the sheet.
-            try source.readRows { _, row in
-                scaler.push(row: row) { targetRow, resampled in converted(resampled) { pixels in
+            try source.readRows { _, decoded in converting(decoded, by: color.onDecodedRows, scratch: &decodedScratch) { row in
+                scaler.push(row: row) { targetRow, resampled in
+                    converting(resampled, by: color.afterResampling, scratch: &resampledScratch) { pixels in
                     composite(targetRow, pixels)
                     if !kept.isEmpty {
                         kept.withUnsafeMutableBufferPointer { all in
@@ -107,14 +100,16 @@ struct PicturePainter {
                         }
                     }
                 } }
-            }
+            } }
         } else {
             // Turned: the tile is assembled in its stored orientation (memory bounded by the tile), then turned.
             var stored: [UInt8] = []
             stored.reserveCapacity(rowBytes * rect.height)
-            try source.readRows { _, row in
-                scaler.push(row: row) { _, resampled in converted(resampled) { stored.append(contentsOf: $0) } }
-            }
+            try source.readRows { _, decoded in converting(decoded, by: color.onDecodedRows, scratch: &decodedScratch) { row in
+                scaler.push(row: row) { _, resampled in
+                    converting(resampled, by: color.afterResampling, scratch: &resampledScratch) { stored.append(contentsOf: $0) }
+                }
+            } }
             let shown = orientation.apply(to: stored, width: target.width, height: target.height)
             shown.withUnsafeBufferPointer { all in
                 for row in 0..<rect.height { composite(row, UnsafeBufferPointer(rebasing: all[(row * rowBytes)..<((row + 1) * rowBytes)])) }
@@ -128,15 +123,56 @@ struct PicturePainter {
         return .drawn
     }
 
-    /// Where this picture's colour conversion happens: nowhere (untagged, sRGB, no colour
-    /// management), on the resampled rows, or while decoding (CMYK); or why its profile could
-    /// not be used (lcms refused it: drawn as stored, with a warning).
-    private func colorSteps() -> (afterResampling: ColorTransform?, whileDecoding: ColorTransform?, problem: ColorProblem?) {
-        guard let colors, let profile = image.source.color.profile else { return (nil, nil, nil) }
-        let layout: ColorLayout = profile.colorModel == .cmyk ? .invertedCMYK8 : .premultipliedRGBA8
+}
+
+/// `row` converted by `transform` in a copy (`scratch`), or `row` itself without a transform.
+private func converting(_ row: UnsafeBufferPointer<UInt8>, by transform: ColorTransform?, scratch: inout [UInt8],
+                        _ body: (UnsafeBufferPointer<UInt8>) -> Void) {
+    guard let transform else { return body(row) }
+    if scratch.count != row.count { scratch = [UInt8](repeating: 0, count: row.count) }
+    scratch.withUnsafeMutableBufferPointer { copy in
+        _ = copy.update(fromContentsOf: row)
+        transform.apply(copy)
+        body(UnsafeBufferPointer(copy))
+    }
+}
+
+/// Where a picture's conversion to sRGB happens: nowhere (untagged, sRGB, no colour management);
+/// while decoding (CMYK: the rows come out RGB); on the decoded rows (wide-gamut RGB profiles,
+/// whose resampled samples would miss the quality bar); or, for every other profile, on the
+/// resampled tile rows (the cheapest place: a tile has 4 to 64 times fewer pixels than the
+/// decoded picture). `problem` says why a profile lcms refused is not applied.
+private struct ColorSteps {
+    let profile: ICCProfile?
+    let colors: ColorTransformCache?
+    private(set) var whileDecoding: ColorTransform?
+    private(set) var onDecodedRows: ColorTransform?
+    private(set) var afterResampling: ColorTransform?
+    private(set) var problem: ColorProblem?
+
+    init(profile: ICCProfile?, colors: ColorTransformCache?) {
+        self.profile = profile
+        self.colors = colors
+        if profile?.colorModel == .cmyk { whileDecoding = transform(.invertedCMYK8) }
+    }
+
+    /// Chooses the step for rows of `format` (after the decoder is open).
+    mutating func choose(for format: PixelFormat) {
+        guard let profile, profile.colorModel != .cmyk else { return }
+        if profile.isWideGamut && format != .grey8 {
+            onDecodedRows = transform(format == .rgb8 ? .rgb8 : .rgba8)
+        } else {
+            afterResampling = transform(.premultipliedRGBA8)
+        }
+    }
+
+    private mutating func transform(_ layout: ColorLayout) -> ColorTransform? {
+        guard let profile, let colors else { return nil }
         switch colors.transform(for: profile, layout: layout) {
-        case .success(let transform): return layout == .invertedCMYK8 ? (nil, transform, nil) : (transform, nil, nil)
-        case .failure(let problem): return (nil, nil, problem)
+        case .success(let transform): return transform
+        case .failure(let refusal):
+            problem = refusal
+            return nil
         }
     }
 }
