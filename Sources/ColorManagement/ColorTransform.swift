@@ -5,8 +5,8 @@ import Synchronization
 public enum ColorLayout: Sendable, Hashable {
     /// Premultiplied RGBA8, as the resampler hands out a tile's rows (alpha is kept).
     case premultipliedRGBA8
-    /// Decoded rows: RGB8, and RGBA8 with straight alpha (kept).
-    case rgb8, rgba8
+    /// Decoded rows: RGB8, RGBA8 with straight alpha (kept), grey8 (grey profiles: grey stays grey).
+    case rgb8, rgba8, grey8
     /// C, M, Y, K with 0 = full ink (Adobe's convention, which JPEG readers assume), read into RGB8.
     case invertedCMYK8
 }
@@ -39,6 +39,7 @@ public final class ColorTransform: Sendable {
         case (.premultipliedRGBA8, .grey): (input, output) = (MCMS_GREY8, MCMS_RGB8)
         case (.rgb8, .rgb): (input, output) = (MCMS_RGB8, MCMS_RGB8)
         case (.rgba8, .rgb): (input, output) = (MCMS_RGBA8, MCMS_RGBA8)
+        case (.grey8, .grey): (input, output) = (MCMS_GREY8, MCMS_RGB8)
         case (.invertedCMYK8, .cmyk): (input, output) = (MCMS_CMYK8_INVERTED, MCMS_RGB8)
         default: throw ColorProblem("ICC profile for \(profile.colorModel.rawValue) does not match the picture")
         }
@@ -67,6 +68,10 @@ public final class ColorTransform: Sendable {
         precondition(layout != .invertedCMYK8)
         guard let greyLevels else {
             mcms_transform_apply(handle.pointer, row.baseAddress, row.baseAddress, row.count / (layout == .rgb8 ? 3 : 4))
+            return
+        }
+        if layout == .grey8 {
+            for at in row.indices { row[at] = greyLevels[Int(row[at])] }
             return
         }
         greyLevels.withUnsafeBufferPointer { levels in

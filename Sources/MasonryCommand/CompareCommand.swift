@@ -20,6 +20,9 @@ let compareOptionTable: [OptionSpec] = [
           help: "A changed pair passes with at most n differing pixels.", defaultText: "0"),
     .init(key: .maxDiffRatio, short: nil, long: "max-diff-ratio", value: "r",
           help: "A changed pair passes with at most this ratio (0 to 1) of differing pixels.", defaultText: "0"),
+    .init(key: .colorManagement, short: nil, long: "color-management", value: nil,
+          help: "Convert both pictures to sRGB through their ICC profiles or colour chunks before comparing "
+              + "(by default stored samples are compared, as pixelmatch does).", defaultText: nil),
     .init(key: .allowResize, short: nil, long: "allow-resize", value: nil,
           help: "Judge pairs whose sizes differ as changed ones instead of failing them.", defaultText: nil),
     .init(key: .failOnMissing, short: nil, long: "fail-on-missing", value: nil,
@@ -85,6 +88,7 @@ enum CompareCommand {
         var options = CompareOptions()
         options.diff.threshold = try values[.threshold].map { (text) throws(UsageError) in try fraction(text, .threshold) } ?? 0.1
         options.diff.includeAA = parsed.flags.contains(.includeAA)
+        options.diff.colorManagement = parsed.flags.contains(.colorManagement)
         options.limits.maxDiffPixels = try values[.maxDiffPixels].map { (text) throws(UsageError) in
             try CommandSettings.parseNumber(text, option: .maxDiffPixels, in: 0...Int.max)
         } ?? 0

@@ -78,11 +78,10 @@ struct PicturePainter {
         // The size the rows are resampled to: the rectangle's, turned back for a picture shown turned.
         let target = orientation.displaySize(width: rect.width, height: rect.height)
         var color = ColorSteps(profile: colors == nil ? nil : image.source.color.profile, colors: colors)
-        let source = try ImageFormats.decoder(for: file, format: image.format, expected: image.source, limits: limits,
-                                              minimumWidth: target.width, minimumHeight: target.height,
-                                              decodeTransform: color.whileDecoding)
-        color.choose(for: source.rowFormat)
-        var decodedScratch: [UInt8] = [], resampledScratch: [UInt8] = []
+        let source = color.converting(try ImageFormats.decoder(for: file, format: image.format, expected: image.source,
+                                                               limits: limits, minimumWidth: target.width,
+                                                               minimumHeight: target.height, decodeTransform: color.whileDecoding))
+        var resampledScratch: [UInt8] = []
         let scaler: any RowScaler = enlarge == .pixelated && target.width >= source.width && target.height >= source.height
             ? NearestNeighbourScaler(sourceWidth: source.width, sourceHeight: source.height, targetWidth: target.width,
                                      targetHeight: target.height, sourceFormat: source.rowFormat)
@@ -90,7 +89,7 @@ struct PicturePainter {
                                  targetHeight: target.height, sourceFormat: source.rowFormat)
         if orientation == .up {
             // Streamed: each resampled row goes straight into the sheet.
-            try source.readRows { _, decoded in converting(decoded, by: color.onDecodedRows, scratch: &decodedScratch) { row in
+            try source.readRows { _, row in
                 scaler.push(row: row) { targetRow, resampled in
                     converting(resampled, by: color.afterResampling, scratch: &resampledScratch) { pixels in
                     composite(targetRow, pixels)
@@ -100,16 +99,16 @@ struct PicturePainter {
                         }
                     }
                 } }
-            } }
+            }
         } else {
             // Turned: the tile is assembled in its stored orientation (memory bounded by the tile), then turned.
             var stored: [UInt8] = []
             stored.reserveCapacity(rowBytes * rect.height)
-            try source.readRows { _, decoded in converting(decoded, by: color.onDecodedRows, scratch: &decodedScratch) { row in
+            try source.readRows { _, row in
                 scaler.push(row: row) { _, resampled in
                     converting(resampled, by: color.afterResampling, scratch: &resampledScratch) { stored.append(contentsOf: $0) }
                 }
-            } }
+            }
             let shown = orientation.apply(to: stored, width: target.width, height: target.height)
             shown.withUnsafeBufferPointer { all in
                 for row in 0..<rect.height { composite(row, UnsafeBufferPointer(rebasing: all[(row * rowBytes)..<((row + 1) * rowBytes)])) }
@@ -146,7 +145,6 @@ private struct ColorSteps {
     let profile: ICCProfile?
     let colors: ColorTransformCache?
     private(set) var whileDecoding: ColorTransform?
-    private(set) var onDecodedRows: ColorTransform?
     private(set) var afterResampling: ColorTransform?
     private(set) var problem: ColorProblem?
 
@@ -156,14 +154,17 @@ private struct ColorSteps {
         if profile?.colorModel == .cmyk { whileDecoding = transform(.invertedCMYK8) }
     }
 
-    /// Chooses the step for rows of `format` (after the decoder is open).
-    mutating func choose(for format: PixelFormat) {
-        guard let profile, profile.colorModel != .cmyk else { return }
-        if profile.isWideGamut && format != .grey8 {
-            onDecodedRows = transform(format == .rgb8 ? .rgb8 : .rgba8)
-        } else {
-            afterResampling = transform(.premultipliedRGBA8)
+    /// Chooses the step once the decoder is open: its rows converted (wide gamut), or as they
+    /// are with `afterResampling` set.
+    mutating func converting(_ source: any RowSource) -> any RowSource {
+        guard let profile, let colors, profile.colorModel != .cmyk else { return source }
+        if profile.isWideGamut && source.rowFormat != .grey8 {
+            let (rows, refusal) = ColorConvertedRows.converting(source, through: profile, colors: colors)
+            problem = refusal
+            return rows
         }
+        afterResampling = transform(.premultipliedRGBA8)
+        return source
     }
 
     private mutating func transform(_ layout: ColorLayout) -> ColorTransform? {
