@@ -5,6 +5,8 @@ public enum FuzzTargets {
     public static let all: [FuzzTarget] = [
         .pngHeader,
         .jpegHeader,
+        .webpHeader,
+        .webpDecode,
         .iccProfile,
         .pngColorChunks,
         .jpegICC,

@@ -1,9 +1,6 @@
 import ColorManagement
 import PNGCodec
 import Raster
-#if canImport(Glibc)
-@preconcurrency import Glibc
-#endif
 
 /// What a sheet needs to know about a JPEG before decoding it: the stored size, the
 /// component count and the EXIF orientation.
@@ -12,10 +9,8 @@ import Raster
 /// and the segment skipped, so a 20 MB photo costs a few small reads. A file cut before its
 /// first scan's data is refused here. Only SOF0 (baseline), SOF1 (extended), SOF2
 /// (progressive) and their arithmetic-coded twins SOF9/SOF10 are accepted (what
-/// libjpeg-turbo decodes). The orientation comes from the first APP1 "Exif" segment:
-/// TIFF header (II or MM), IFD0, tag 0x0112; any inconsistency there (lengths or offsets
-/// that point outside the segment, a wrong type, a value outside 1...8) gives `.up`, never
-/// an error, since the picture itself is still good.
+/// libjpeg-turbo decodes). The orientation comes from the first APP1 "Exif" segment
+/// (`ExifOrientation(tiff:)`: anything inconsistent there gives `.up`, never an error).
 public struct JPEGHeader: Sendable, Hashable {
     /// Width as stored (before orientation).
     public let width: Int
@@ -43,20 +38,7 @@ public struct JPEGHeader: Sendable, Hashable {
     /// Reads the header of an open file with positioned reads (the descriptor's offset is
     /// not used).
     public init(file: InputFile) throws(PNGError) {
-        let descriptor = file.descriptor
-        try self.init(size: file.size) { offset, buffer throws(PNGError) in
-            var total = 0
-            while total < buffer.count {
-                let got = pread(descriptor, buffer.baseAddress! + total, buffer.count - total, off_t(offset + total))
-                if got < 0 {
-                    if errno == EINTR { continue }
-                    throw PNGError(.io, "read failed: \(String(cString: strerror(errno)))")
-                }
-                if got == 0 { break }
-                total += got
-            }
-            return total
-        }
+        try self.init(size: file.size) { offset, buffer throws(PNGError) in try file.read(at: offset, into: buffer) }
     }
 
     /// Reads the header of a JPEG held in memory.
@@ -121,7 +103,7 @@ public struct JPEGHeader: Sendable, Hashable {
                 let payload = try reader.bytes(length - 2)
                 if payload.starts(with: Array("Exif".utf8) + [0, 0]) {
                     sawExif = true
-                    orientation = ExifReader.orientation(tiff: payload.dropFirst(6))
+                    orientation = ExifOrientation(tiff: payload.dropFirst(6))
                 }
             case 0xE2 where length >= 2 + 14:
                 iccSegments.add(try reader.bytes(length - 2))
@@ -198,37 +180,4 @@ private struct SegmentReader {
 
     var truncated: PNGError { PNGError(.malformed, "truncated JPEG file (before the image data)") }
     private var garbage: PNGError { PNGError(.malformed, "malformed JPEG file (no marker where one belongs)") }
-}
-
-/// The Orientation tag of an EXIF block. Every read is bounds-checked against the block;
-/// anything unexpected gives `.up`.
-enum ExifReader {
-    static func orientation(tiff: ArraySlice<UInt8>) -> ExifOrientation {
-        let bytes = Array(tiff)
-        guard bytes.count >= 8 else { return .up }
-        let bigEndian: Bool
-        switch (bytes[0], bytes[1]) {
-        case (0x49, 0x49): bigEndian = false
-        case (0x4D, 0x4D): bigEndian = true
-        default: return .up
-        }
-        func uint16(_ at: Int) -> Int? {
-            guard at >= 0, at + 2 <= bytes.count else { return nil }
-            return bigEndian ? Int(bytes[at]) << 8 | Int(bytes[at + 1]) : Int(bytes[at + 1]) << 8 | Int(bytes[at])
-        }
-        func uint32(_ at: Int) -> Int? {
-            guard let high = uint16(bigEndian ? at : at + 2), let low = uint16(bigEndian ? at + 2 : at) else { return nil }
-            return high << 16 | low
-        }
-        guard uint16(2) == 42, let ifd = uint32(4), let count = uint16(ifd) else { return .up }
-        // Only IFD0 is read (the next-IFD link is never followed), so offset loops cannot loop.
-        for entry in 0..<count {
-            let at = ifd + 2 + entry * 12
-            guard let tag = uint16(at) else { return .up }
-            guard tag == 0x0112 else { continue }
-            guard uint16(at + 2) == 3, let value = uint16(at + 8) else { return .up }
-            return ExifOrientation(rawValue: value) ?? .up
-        }
-        return .up
-    }
 }

@@ -43,14 +43,23 @@ public final class InputFile {
 
     /// Reads up to `buffer.count` bytes from the start of the file; returns how many were read.
     public func readPrefix(into buffer: inout [UInt8]) throws(PNGError) -> Int {
+        do {
+            return try buffer.withUnsafeMutableBufferPointer { bytes throws(PNGError) in try read(at: 0, into: bytes) }
+        } catch {
+            if case .readFailed(let code) = error.failure { throw PNGError(.fileSystem(errno: code)) }
+            throw error
+        }
+    }
+
+    /// Reads up to `buffer.count` bytes from `offset` with positioned reads (the descriptor's
+    /// offset is not used); returns how many were read, fewer only at the end of the file.
+    public func read(at offset: Int, into buffer: UnsafeMutableBufferPointer<UInt8>) throws(PNGError) -> Int {
         var total = 0
         while total < buffer.count {
-            let got = buffer.withUnsafeMutableBytes { raw in
-                pread(descriptor, raw.baseAddress! + total, raw.count - total, off_t(total))
-            }
+            let got = pread(descriptor, buffer.baseAddress! + total, buffer.count - total, off_t(offset + total))
             if got < 0 {
                 if errno == EINTR { continue }
-                throw PNGError(.fileSystem(errno: errno))
+                throw PNGError(.readFailed(errno: errno))
             }
             if got == 0 { break }
             total += got

@@ -69,3 +69,40 @@ public enum ExifOrientation: Int, Sendable, CaseIterable {
         }
     }
 }
+
+extension ExifOrientation {
+    /// The Orientation tag (0x0112) of an EXIF block: `tiff` starts at the TIFF header (II or
+    /// MM), as in a JPEG's APP1 after "Exif\0\0" or a WebP's EXIF chunk. Only IFD0 is read.
+    /// Every read is bounds-checked against the block; anything unexpected (offsets outside
+    /// it, a wrong type, a value outside 1...8) gives `.up`, never an error, since the
+    /// picture itself is still good.
+    public init(tiff: some Collection<UInt8>) {
+        let bytes = Array(tiff)
+        guard bytes.count >= 8 else { self = .up; return }
+        let bigEndian: Bool
+        switch (bytes[0], bytes[1]) {
+        case (0x49, 0x49): bigEndian = false
+        case (0x4D, 0x4D): bigEndian = true
+        default: self = .up; return
+        }
+        func uint16(_ at: Int) -> Int? {
+            guard at >= 0, at + 2 <= bytes.count else { return nil }
+            return bigEndian ? Int(bytes[at]) << 8 | Int(bytes[at + 1]) : Int(bytes[at + 1]) << 8 | Int(bytes[at])
+        }
+        func uint32(_ at: Int) -> Int? {
+            guard let high = uint16(bigEndian ? at : at + 2), let low = uint16(bigEndian ? at + 2 : at) else { return nil }
+            return high << 16 | low
+        }
+        self = .up
+        guard uint16(2) == 42, let ifd = uint32(4), let count = uint16(ifd) else { return }
+        // Only IFD0 is read (the next-IFD link is never followed), so offset loops cannot loop.
+        for entry in 0..<count {
+            let at = ifd + 2 + entry * 12
+            guard let tag = uint16(at) else { return }
+            guard tag == 0x0112 else { continue }
+            guard uint16(at + 2) == 3, let value = uint16(at + 8) else { return }
+            self = ExifOrientation(rawValue: value) ?? .up
+            return
+        }
+    }
+}

@@ -117,6 +117,29 @@ enum Sample {
                       after: PNGBytes.chunk("fcTL", fcTL1) + PNGBytes.chunk("fdAT", fdAT))
     }
 
+    /// A WebP file of `chunks` ("RIFF", the size of what follows, "WEBP", the chunks).
+    static func webp(_ chunks: [[UInt8]]) -> [UInt8] {
+        let body = Array("WEBP".utf8) + chunks.joined()
+        return Array("RIFF".utf8) + le32(body.count) + body
+    }
+
+    static func webpChunk(_ name: String, _ payload: [UInt8]) -> [UInt8] {
+        Array(name.utf8) + le32(payload.count) + payload + (payload.count % 2 == 1 ? [0] : [])
+    }
+
+    /// A VP8 key frame header claiming `width` × `height` (first partition of one byte) and a few data bytes.
+    static func webpVP8(width: Int, height: Int) -> [UInt8] {
+        webpChunk("VP8 ", [0x30, 0, 0, 0x9D, 0x01, 0x2A, UInt8(width & 0xFF), UInt8(width >> 8),
+                           UInt8(height & 0xFF), UInt8(height >> 8), 0, 0, 0, 0])
+    }
+
+    /// A VP8L header claiming `width` × `height` and a few data bytes.
+    static func webpVP8L(width: Int, height: Int) -> [UInt8] {
+        webpChunk("VP8L", [0x2F] + le32((width - 1) | (height - 1) << 14) + [0, 0, 0])
+    }
+
+    private static func le32(_ value: Int) -> [UInt8] { (0..<4).map { UInt8((value >> (8 * $0)) & 0xFF) } }
+
     static let jpegStart: [UInt8] = [0xFF, 0xD8, 0xFF, 0xE0, 0x00, 0x10, 0x4A, 0x46, 0x49, 0x46, 0x00, 0x01, 0x01, 0x00,
                                      0x00, 0x48, 0x00, 0x48, 0x00, 0x00, 0xFF, 0xDB, 0x00, 0x43, 0x00] + [UInt8](repeating: 8, count: 64)
         + [0xFF, 0xC0, 0x00, 0x11, 0x08, 0x00, 0x10, 0x00, 0x10, 0x03, 0x01, 0x22, 0x00, 0x02, 0x11, 0x01, 0x03, 0x11, 0x01, 0xFF, 0xD9]
@@ -218,6 +241,27 @@ extension HostileCase {
         // Read by its signature, not its name: a JPEG called .png is a JPEG (this one has no image data).
         .init(name: "jpeg.png", outcome: .skipped("no image in the JPEG file")) { Sample.jpegStart },
         .init(name: "apng.png", outcome: .drawn) { Sample.apng() },
+        // WebP: sizes refused from Masonry's own chunk walk, before libwebp allocates anything.
+        .init(name: "webp-claims-16383x16383.webp", outcome: .skipped("image is 16383×16383, over the 178956970-pixel limit")) {
+            Sample.webp([Sample.webpVP8(width: 16383, height: 16383)])
+        },
+        .init(name: "webp-lossless-claims-12000x12000.webp", outcome: .skipped("image needs more decoding memory than the budget allows")) {
+            Sample.webp([Sample.webpVP8L(width: 12000, height: 12000)])
+        },
+        .init(name: "webp-lossy-claims-12000x12000.webp", outcome: .skipped("corrupt VP8 image data")) {
+            // Within the budget once shrunk on load for its tile: libwebp then finds the data corrupt.
+            Sample.webp([Sample.webpVP8(width: 12000, height: 12000)])
+        },
+        .init(name: "webp-animation-canvas-2^24.webp", outcome: .skipped("image is 16777216×16777216, over the 178956970-pixel limit")) {
+            let canvas = [0x12, 0, 0, 0] + [0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF] as [UInt8]
+            let frame = [UInt8](repeating: 0, count: 15) + [0] + Sample.webpVP8L(width: 1, height: 1)
+            return Sample.webp([Sample.webpChunk("VP8X", canvas), Sample.webpChunk("ANIM", [0, 0, 0, 0, 0, 0]), Sample.webpChunk("ANMF", frame)])
+        },
+        .init(name: "webp-chunk-past-riff.webp", outcome: .skipped("malformed WebP file (the VP8 chunk runs past the RIFF size)")) {
+            var bytes = Sample.webp([Sample.webpVP8(width: 64, height: 64)])
+            bytes[4] = 20
+            return bytes
+        },
         .init(name: "interlaced-16bit-trns.png", outcome: .drawn) { Sample.interlaced16WithTRNS() },
     ]
 }

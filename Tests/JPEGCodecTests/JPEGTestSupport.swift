@@ -59,44 +59,9 @@ func renderTile(_ path: String, tileWidth: Int, tileHeight: Int, limits: PNGLimi
     let header = try JPEGHeader(file: file)
     let (storedWidth, storedHeight) = header.orientation.displaySize(width: tileWidth, height: tileHeight)
     let decoder = try JPEGDecoder(file: file, limits: limits, minimumWidth: storedWidth, minimumHeight: storedHeight)
-    let resampler = StreamingResampler(sourceWidth: decoder.outputWidth, sourceHeight: decoder.outputHeight,
-                                       targetWidth: storedWidth, targetHeight: storedHeight,
-                                       sourceFormat: decoder.rowFormat)
-    var stored: [UInt8] = []
-    stored.reserveCapacity(storedWidth * storedHeight * 4)
-    try decoder.readRows { _, row in
-        resampler.push(row: row) { _, target in stored.append(contentsOf: target) }
-    }
-    let shown = decoder.header.orientation.apply(to: stored, width: storedWidth, height: storedHeight)
-    var rgb = [UInt8](repeating: 0, count: tileWidth * tileHeight * 3)
-    shown.withUnsafeBufferPointer { source in
-        rgb.withUnsafeMutableBufferPointer { destination in
-            compositeOver(background: .white, source: source, into: destination, channels: 3)
-        }
-    }
+    let rgb = try tileOverWhite(decoder, orientation: header.orientation, tileWidth: tileWidth, tileHeight: tileHeight)
     return RenderedTile(width: tileWidth, height: tileHeight, rgb: rgb, scaleEighths: decoder.scaleEighths,
                         trailingProblem: decoder.trailingProblem)
-}
-
-/// RGB8 of a golden PNG (written by Pillow as RGB).
-func goldenRGB(_ path: String) throws -> (width: Int, height: Int, rgb: [UInt8]) {
-    let image = try PNGDecoder.decodeRGBA(contentsOfFile: path)
-    var rgb: [UInt8] = []
-    rgb.reserveCapacity(image.width * image.height * 3)
-    for pixel in stride(from: 0, to: image.pixels.count, by: 4) { rgb += image.pixels[pixel ..< pixel + 3] }
-    return (image.width, image.height, rgb)
-}
-
-/// Peak signal-to-noise ratio of two equally long 8-bit buffers, in dB (infinity when equal).
-func psnr(_ a: [UInt8], _ b: [UInt8]) -> Double {
-    precondition(a.count == b.count && !a.isEmpty)
-    var squares = 0.0
-    for i in a.indices {
-        let difference = Double(Int(a[i]) - Int(b[i]))
-        squares += difference * difference
-    }
-    let mse = squares / Double(a.count)
-    return mse == 0 ? .infinity : 10 * log10(255 * 255 / mse)
 }
 
 /// Byte surgery on a JPEG file: where its segments are.

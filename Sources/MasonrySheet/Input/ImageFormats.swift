@@ -2,6 +2,7 @@ import ColorManagement
 import JPEGCodec
 import PNGCodec
 import Raster
+import WebPCodec
 
 /// One image format the tool reads: how to recognise a file of it from its first bytes, how to
 /// read its header (the size and orientation, no pixel decoded), and how to open a decoder
@@ -92,8 +93,17 @@ public enum ImageFormats {
             return (SourceHeader(decoder.header), decoder)
         })
 
+    static let webp = ImageFormat(
+        name: "WebP", folderExtensions: [".webp"], decoderVersion: WebPDecoder.libraryVersion,
+        matches: { prefix in WebPHeader.hasSignature(prefix) },
+        readHeader: { file throws(PNGError) in SourceHeader(try WebPHeader(file: file)) },
+        openDecoder: { file, limits, minimumWidth, minimumHeight throws(PNGError) in
+            let decoder = try WebPDecoder(file: file, limits: limits, minimumWidth: minimumWidth, minimumHeight: minimumHeight)
+            return (SourceHeader(decoder.header), decoder)
+        })
+
     /// Every format, in the order their signatures are tried.
-    public static let all: [ImageFormat] = [png, jpeg]
+    public static let all: [ImageFormat] = [png, jpeg, webp]
 
     /// Every extension a folder scan picks up.
     static let folderExtensions: [[UInt8]] = all.flatMap(\.folderExtensions).map { Array($0.utf8) }
@@ -177,5 +187,11 @@ extension SourceHeader {
     init(_ png: PNGHeader, in file: InputFile) {
         let model: ICCProfile.ColorModel = png.colorType == .grey || png.colorType == .greyAlpha ? .grey : .rgb
         self.init(width: png.width, height: png.height, color: PNGColorChunks.read(file).decision(for: model))
+    }
+}
+
+extension SourceHeader {
+    init(_ webp: WebPHeader) {
+        self.init(width: webp.width, height: webp.height, orientation: webp.orientation, frameCount: webp.frameCount)
     }
 }
