@@ -239,6 +239,11 @@ def main():
     image = into(photo("20-flowers-and-butterfly.png", 240), p3)
     image.save(os.path.join(OUT, "flowers-display-p3.jpg"), quality=92, icc_profile=p3)
     golden("flowers-display-p3.jpg", p3, "icc:Display P3")
+    # A lossy WebP with an ICCP chunk, 200 px wide: twice the tests' 100 px tile, so libwebp decodes it
+    # whole (its own shrink-on-load is not what this reference measures).
+    image = into(photo("10-pumpkin.png", 200), p3)
+    image.save(os.path.join(OUT, "pumpkin-display-p3.webp"), "WEBP", quality=90, icc_profile=p3)
+    golden("pumpkin-display-p3.webp", p3, "icc:Display P3")
     image = into(photo("25-crawfish.png", 200), p3)
     image.save(os.path.join(OUT, "crawfish-display-p3.png"), icc_profile=p3, optimize=True)
     golden("crawfish-display-p3.png", p3, "icc:Display P3")

@@ -4,6 +4,7 @@ import JPEGCodec
 import PNGCodec
 import Raster
 import Testing
+import WebPCodec
 import TestSupport
 
 /// A fixture as Masonry reads it: decoded at full size, its colour decided from the header
@@ -35,6 +36,12 @@ struct ConvertedPicture {
                                      cmykTransform: cmyk)
             storedSource = try JPEGDecoder(file: InputFile(path: Self.fixtures.path(name)), limits: PNGLimits(),
                                            minimumWidth: header.width, minimumHeight: header.height)
+        } else if name.hasSuffix(".webp") {
+            let header = try WebPHeader(file: file)
+            var color = EmbeddedColor()
+            if let profile = header.iccProfile { color.adoptProfile(profile) }
+            decision = color.decision(for: .rgb)
+            source = try WebPDecoder(file: file, limits: PNGLimits(), minimumWidth: header.width, minimumHeight: header.height)
         } else {
             let header = try PNGHeader(file: file)
             let model: ICCProfile.ColorModel = [.grey, .greyAlpha].contains(header.colorType) ? .grey : .rgb

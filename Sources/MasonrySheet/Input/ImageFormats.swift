@@ -192,6 +192,10 @@ extension SourceHeader {
 
 extension SourceHeader {
     init(_ webp: WebPHeader) {
-        self.init(width: webp.width, height: webp.height, orientation: webp.orientation, frameCount: webp.frameCount)
+        var color = EmbeddedColor()
+        if let profile = webp.iccProfile { color.adoptProfile(profile) }
+        if let note = webp.colorNote { color.problems.append(ColorProblem(note)) }
+        self.init(width: webp.width, height: webp.height, orientation: webp.orientation, frameCount: webp.frameCount,
+                  color: color.decision(for: .rgb))
     }
 }
