@@ -100,23 +100,27 @@ public enum PNGColorChunks {
             return .failure(ColorProblem("out of memory reading the PNG iCCP chunk"))
         }
         defer { libdeflate_free_decompressor(decompressor) }
-        var output = [UInt8](repeating: 0, count: ICCProfile.maxByteCount)
-        var produced = 0
         let stream = data[(nul + 2)...]
-        let result = stream.withUnsafeBytes { input in
-            output.withUnsafeMutableBytes { out in
-                libdeflate_zlib_decompress(decompressor, input.baseAddress, input.count, out.baseAddress, out.count, &produced)
+        // Most profiles are a few KB: a small buffer first, the largest allowed only if needed.
+        for capacity in [1 << 16, ICCProfile.maxByteCount] {
+            var output = [UInt8](repeating: 0, count: capacity)
+            var produced = 0
+            let result = stream.withUnsafeBytes { input in
+                output.withUnsafeMutableBytes { out in
+                    libdeflate_zlib_decompress(decompressor, input.baseAddress, input.count, out.baseAddress, out.count, &produced)
+                }
+            }
+            switch result {
+            case LIBDEFLATE_SUCCESS:
+                output.removeLast(output.count - produced)
+                return .success(output)
+            case LIBDEFLATE_INSUFFICIENT_SPACE:
+                continue
+            default:
+                return .failure(ColorProblem("PNG iCCP chunk has damaged compressed data: ignored"))
             }
         }
-        switch result {
-        case LIBDEFLATE_SUCCESS:
-            output.removeLast(output.count - produced)
-            return .success(output)
-        case LIBDEFLATE_INSUFFICIENT_SPACE:
-            return .failure(ColorProblem("PNG iCCP profile inflates past 4 MiB: ignored"))
-        default:
-            return .failure(ColorProblem("PNG iCCP chunk has damaged compressed data: ignored"))
-        }
+        return .failure(ColorProblem("PNG iCCP profile inflates past 4 MiB: ignored"))
     }
 }
 
