@@ -18,6 +18,8 @@ let package = Package(
         .library(name: "PNGCodec", targets: ["PNGCodec"]),
         .library(name: "JPEGCodec", targets: ["JPEGCodec"]),
         .library(name: "WebPCodec", targets: ["WebPCodec"]),
+        .library(name: "GIFCodec", targets: ["GIFCodec"]),
+        .library(name: "HEIFCodec", targets: ["HEIFCodec"]),
         .library(name: "MasonryLayout", targets: ["MasonryLayout"]),
         .library(name: "Raster", targets: ["Raster"]),
         .library(name: "MasonrySheet", targets: ["MasonrySheet"]),
@@ -84,6 +86,22 @@ let package = Package(
         // The only code that calls libwebp: the incremental decoder, fed with pread blocks.
         .target(name: "CWebPBridge", dependencies: ["CLibWebP"]),
         .target(name: "WebPCodec", dependencies: ["CWebPBridge", "PNGCodec", "Raster"]),
+        // giflib from Debian (libgif-dev); it ships no pkg-config file, so the module map links `gif`.
+        .systemLibrary(name: "CLibGIF", providers: [.apt(["libgif-dev"])]),
+        // The only code that calls giflib: reads through pread, keeps giflib's error text. C code
+        // includes gif_lib.h without the module, so the module map's `link` needs repeating here.
+        .target(name: "CGIFBridge", dependencies: ["CLibGIF"], linkerSettings: [.linkedLibrary("gif")]),
+        .target(name: "GIFCodec", dependencies: ["CGIFBridge", "PNGCodec", "Raster"]),
+        // libheif from Debian (libheif-dev 1.15: libde265 for HEVC, dav1d and aom for AV1).
+        .systemLibrary(
+            name: "CLibHeif",
+            pkgConfig: "libheif",
+            providers: [.apt(["libheif-dev"])]
+        ),
+        // The only code that calls libheif: copies its error messages, reads through pread.
+        .target(name: "CHEIFBridge", dependencies: ["CLibHeif"]),
+        // HEIC/HEIF and AVIF: Masonry's own box parser (HEIFHeader) in front of libheif.
+        .target(name: "HEIFCodec", dependencies: ["CHEIFBridge", "PNGCodec", "Raster"]),
         .target(name: "MasonryLayout"),
         .target(name: "Raster", dependencies: ["CRasterKernels"], swiftSettings: rasterSettings),
         // Raster's hot loops in AVX2, chosen at run time (same integers as Raster's Swift code).
@@ -91,7 +109,7 @@ let package = Package(
         // The built-in font and the text and box painters; FONT-LICENSE is the font's notice.
         .target(name: "BitmapText", dependencies: ["Raster"], exclude: ["FONT-LICENSE"]),
         .target(name: "ImageDiff"),
-        .target(name: "MasonrySheet", dependencies: ["ColorManagement", "PNGCodec", "MasonryLayout", "Raster", "BitmapText", "ThumbnailCache", "JPEGCodec", "WebPCodec", "GalleryPage", "ImageDiff", "WorkerThreads"]),
+        .target(name: "MasonrySheet", dependencies: ["ColorManagement", "PNGCodec", "MasonryLayout", "Raster", "BitmapText", "ThumbnailCache", "JPEGCodec", "WebPCodec", "GIFCodec", "HEIFCodec", "GalleryPage", "ImageDiff", "WorkerThreads"]),
         .target(name: "MasonryCommand", dependencies: ["MasonrySheet", "BitmapText", "ImageDiff"]),
         // Thumbnails kept between runs (issue #15); CRC-32 from zlib.
         .target(name: "ThumbnailCache", dependencies: ["CZlib"]),
@@ -103,7 +121,7 @@ let package = Package(
         .target(name: "HeadlessChromium"),
 
         // Every parser of outside bytes as a fuzz target: libFuzzer (scripts/fuzz.sh) and FuzzReplayTests call it.
-        .target(name: "FuzzTargets", dependencies: ["PNGCodec", "JPEGCodec", "WebPCodec", "ColorManagement"]),
+        .target(name: "FuzzTargets", dependencies: ["PNGCodec", "JPEGCodec", "WebPCodec", "GIFCodec", "HEIFCodec", "ColorManagement"]),
 
         // Tests. TestSupport holds what several test targets share.
         .target(name: "TestSupport", dependencies: ["PNGCodec", "SeededRandom", "CZlib", "WorkerThreads", "Raster"], path: "Tests/TestSupport"),
@@ -111,9 +129,11 @@ let package = Package(
         .testTarget(name: "DeflateTests", dependencies: ["Deflate", "TestSupport"]),
         .testTarget(name: "WorkerThreadsTests", dependencies: ["WorkerThreads"]),
         .testTarget(name: "MasonryLayoutTests", dependencies: ["MasonryLayout", "TestSupport"]),
-        .testTarget(name: "ColorManagementTests", dependencies: ["ColorManagement", "PNGCodec", "JPEGCodec", "WebPCodec", "Raster", "SeededRandom", "FuzzTargets", "TestSupport"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "ColorManagementTests", dependencies: ["ColorManagement", "PNGCodec", "JPEGCodec", "WebPCodec", "HEIFCodec", "Raster", "SeededRandom", "FuzzTargets", "TestSupport"], resources: [.copy("Fixtures")]),
         .testTarget(name: "JPEGCodecTests", dependencies: ["JPEGCodec", "PNGCodec", "Raster", "TestSupport"], resources: [.copy("Fixtures")]),
         .testTarget(name: "WebPCodecTests", dependencies: ["WebPCodec", "PNGCodec", "Raster", "TestSupport"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "GIFCodecTests", dependencies: ["GIFCodec", "PNGCodec", "Raster", "TestSupport"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "HEIFCodecTests", dependencies: ["HEIFCodec", "PNGCodec", "Raster", "TestSupport"], resources: [.copy("Fixtures")]),
         .testTarget(name: "RasterTests", dependencies: ["Raster", "TestSupport"], resources: [.copy("Fixtures")]),
         .testTarget(name: "MasonrySheetTests", dependencies: ["MasonrySheet", "MasonryCommand", "MasonryLayout", "BitmapText", "PNGCodec", "Raster", "TestSupport"], resources: [.copy("Fixtures")]),
         .testTarget(name: "BitmapTextTests", dependencies: ["BitmapText", "MasonrySheet", "PNGCodec", "Raster", "TestSupport"], resources: [.copy("Fixtures")]),

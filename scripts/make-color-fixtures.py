@@ -2,7 +2,7 @@
 """Makes the colour-management fixtures and their references (Tests/ColorManagementTests/Fixtures).
 
 Run from the repository root:   python3 scripts/make-color-fixtures.py
-Needs: Pillow with ImageCms (pip: Pillow 12/13), the system Little CMS (Debian liblcms2-2, called
+Needs: Pillow with ImageCms (pip: Pillow 12/13), pillow-heif (the HEIC), the system Little CMS (Debian liblcms2-2, called
 through ctypes to build the Display P3, gamma-1.8 grey and gAMA/cHRM profiles), and for the CMYK
 profile ArgyllCMS's colprof (Debian `argyll`) over FOGRA39L.ti3 from Debian `icc-profiles-free`
 (zlib licence); the Adobe RGB (1998) and ProPhoto RGB profiles come from Debian `colord-data`
@@ -244,6 +244,12 @@ def main():
     image = into(photo("10-pumpkin.png", 200), p3)
     image.save(os.path.join(OUT, "pumpkin-display-p3.webp"), "WEBP", quality=90, icc_profile=p3)
     golden("pumpkin-display-p3.webp", p3, "icc:Display P3")
+    # A HEIC with the profile in its colr box (pillow-heif, libheif's HEVC encoder), as an iPhone stores it.
+    import pillow_heif
+    pillow_heif.register_heif_opener()
+    image = into(photo("08-formula-one-car.png", 200), p3)
+    image.save(os.path.join(OUT, "car-display-p3.heic"), quality=90, icc_profile=p3)
+    golden("car-display-p3.heic", p3, "icc:Display P3")
     image = into(photo("25-crawfish.png", 200), p3)
     image.save(os.path.join(OUT, "crawfish-display-p3.png"), icc_profile=p3, optimize=True)
     golden("crawfish-display-p3.png", p3, "icc:Display P3")

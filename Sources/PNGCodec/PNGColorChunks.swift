@@ -1,8 +1,5 @@
 import CLibDeflate
 import ColorManagement
-#if canImport(Glibc)
-@preconcurrency import Glibc
-#endif
 
 /// A PNG's colour chunks (`cICP`, `iCCP`, `sRGB`, `cHRM`, `gAMA`), read by walking the chunks
 /// from IHDR to the first IDAT: one 8-byte read per chunk header, payloads skipped except the
@@ -13,6 +10,11 @@ public enum PNGColorChunks {
     /// Chunks walked before giving up (a file of millions of tiny chunks costs no more).
     static let maxChunks = 4096
 
+    /// Up to `buffer.count` bytes at `offset`; a read error counts as the end of the file.
+    private static func read(_ file: InputFile, at offset: Int, into buffer: inout [UInt8]) -> Int {
+        (try? buffer.withUnsafeMutableBufferPointer { (bytes) throws(PNGError) in try file.read(at: offset, into: bytes) }) ?? 0
+    }
+
     /// The colour information of the PNG in `file` (which passed `PNGHeader`).
     public static func read(_ file: InputFile) -> EmbeddedColor {
         var color = EmbeddedColor()
@@ -20,7 +22,7 @@ public enum PNGColorChunks {
         var header = [UInt8](repeating: 0, count: 8)
         var seen = Set<String>()
         for _ in 0..<maxChunks {
-            guard file.read(at: offset, into: &header) == 8 else { break }
+            guard read(file, at: offset, into: &header) == 8 else { break }
             let length = Int(header[0]) << 24 | Int(header[1]) << 16 | Int(header[2]) << 8 | Int(header[3])
             let type = String(decoding: header[4..<8], as: UTF8.self)
             guard length <= 0x7FFF_FFFF, type != "IDAT", type != "IEND" else { break }
@@ -52,7 +54,7 @@ public enum PNGColorChunks {
         }
         // Type, data and CRC, so the CRC covers what it should.
         var chunk = [UInt8](repeating: 0, count: length + 8)
-        guard file.read(at: offset + 4, into: &chunk) == chunk.count else {
+        guard read(file, at: offset + 4, into: &chunk) == chunk.count else {
             color.problems.append(ColorProblem("PNG \(type) chunk truncated: ignored"))
             return
         }
@@ -121,22 +123,5 @@ public enum PNGColorChunks {
             }
         }
         return .failure(ColorProblem("PNG iCCP profile inflates past 4 MiB: ignored"))
-    }
-}
-
-extension InputFile {
-    /// Reads up to `buffer.count` bytes from `offset`; returns how many were read (0 on a
-    /// read error: the callers treat a short read as the end of the file).
-    public func read(at offset: Int, into buffer: inout [UInt8]) -> Int {
-        var total = 0
-        while total < buffer.count {
-            let got = buffer.withUnsafeMutableBytes { raw in
-                pread(descriptor, raw.baseAddress! + total, raw.count - total, off_t(offset + total))
-            }
-            if got < 0 && errno == EINTR { continue }
-            if got <= 0 { break }
-            total += got
-        }
-        return total
     }
 }

@@ -1,5 +1,6 @@
 import ColorManagement
 import Foundation
+import HEIFCodec
 import JPEGCodec
 import PNGCodec
 import Raster
@@ -42,6 +43,12 @@ struct ConvertedPicture {
             if let profile = header.iccProfile { color.adoptProfile(profile) }
             decision = color.decision(for: .rgb)
             source = try WebPDecoder(file: file, limits: PNGLimits(), minimumWidth: header.width, minimumHeight: header.height)
+        } else if name.hasSuffix(".heic") {
+            let header = try HEIFHeader(file: file)
+            var color = EmbeddedColor()
+            if let profile = header.iccProfile { color.adoptProfile(profile) }
+            decision = color.decision(for: .rgb)
+            source = try HEIFDecoder(file: file, limits: PNGLimits(), minimumWidth: header.width, minimumHeight: header.height)
         } else {
             let header = try PNGHeader(file: file)
             let model: ICCProfile.ColorModel = [.grey, .greyAlpha].contains(header.colorType) ? .grey : .rgb

@@ -1,4 +1,6 @@
 import ColorManagement
+import GIFCodec
+import HEIFCodec
 import JPEGCodec
 import PNGCodec
 import Raster
@@ -102,8 +104,37 @@ public enum ImageFormats {
             return (SourceHeader(decoder.header), decoder)
         })
 
+    /// GIF: the first frame on its canvas (the logical screen grown to hold it); the header
+    /// walk counts the frames. No shrink on load.
+    static let gif = ImageFormat(
+        name: "GIF", folderExtensions: [".gif"], decoderVersion: GIFDecoder.libraryVersion,
+        matches: { prefix in GIFHeader.hasSignature(prefix) },
+        readHeader: { file throws(PNGError) in SourceHeader(try GIFHeader(file: file)) },
+        openDecoder: { file, limits, _, _ throws(PNGError) in
+            let decoder = try GIFDecoder(file: file, limits: limits)
+            return (SourceHeader(decoder.header), decoder)
+        })
+
+
+    /// HEIC/HEIF and AVIF share one decoder (libheif) and one header reader; the brands of
+    /// `ftyp` tell them apart. libheif applies `irot`/`imir`/`clap`, so the header's size is the
+    /// displayed one and the orientation `.up`.
+    static let heif = heifFamily(.heif, name: "HEIF", folderExtensions: [".heic", ".heif", ".hif"])
+    static let avif = heifFamily(.avif, name: "AVIF", folderExtensions: [".avif"])
+
+    private static func heifFamily(_ family: HEIFFormat, name: String, folderExtensions: [String]) -> ImageFormat {
+        ImageFormat(
+            name: name, folderExtensions: folderExtensions, decoderVersion: HEIFDecoder.libraryVersion(for: family),
+            matches: { prefix in HEIFHeader.format(prefix: prefix) == family },
+            readHeader: { file throws(PNGError) in SourceHeader(try HEIFHeader(file: file)) },
+            openDecoder: { file, limits, minimumWidth, minimumHeight throws(PNGError) in
+                let decoder = try HEIFDecoder(file: file, limits: limits, minimumWidth: minimumWidth, minimumHeight: minimumHeight)
+                return (SourceHeader(decoder.header), decoder)
+            })
+    }
+
     /// Every format, in the order their signatures are tried.
-    public static let all: [ImageFormat] = [png, jpeg, webp]
+    public static let all: [ImageFormat] = [png, jpeg, webp, gif, heif, avif]
 
     /// Every extension a folder scan picks up.
     static let folderExtensions: [[UInt8]] = all.flatMap(\.folderExtensions).map { Array($0.utf8) }
@@ -188,14 +219,32 @@ extension SourceHeader {
         let model: ICCProfile.ColorModel = png.colorType == .grey || png.colorType == .greyAlpha ? .grey : .rgb
         self.init(width: png.width, height: png.height, color: PNGColorChunks.read(file).decision(for: model))
     }
-}
 
-extension SourceHeader {
+    init(_ gif: GIFHeader) {
+        self.init(width: gif.width, height: gif.height, frameCount: gif.frameCount)
+    }
+
     init(_ webp: WebPHeader) {
         var color = EmbeddedColor()
         if let profile = webp.iccProfile { color.adoptProfile(profile) }
         if let note = webp.colorNote { color.problems.append(ColorProblem(note)) }
         self.init(width: webp.width, height: webp.height, orientation: webp.orientation, frameCount: webp.frameCount,
+                  color: color.decision(for: .rgb))
+    }
+
+    /// A HEIF's `colr`: its ICC profile, else its `nclx` primaries and transfer (with both, the
+    /// profile describes the colours, as libavif and browsers read it; `nclx`'s matrix is
+    /// libheif's business while decoding).
+    init(_ heif: HEIFHeader) {
+        var color = EmbeddedColor()
+        if let profile = heif.iccProfile {
+            color.adoptProfile(profile)
+        } else if let points = heif.colourCodePoints {
+            color.cicp = CICP(primaries: UInt8(clamping: points.primaries), transfer: UInt8(clamping: points.transfer),
+                              matrix: UInt8(clamping: points.matrix), fullRange: points.fullRange)
+        }
+        if let note = heif.colorNote { color.problems.append(ColorProblem(note)) }
+        self.init(width: heif.width, height: heif.height, orientation: heif.orientation, frameCount: heif.frameCount,
                   color: color.decision(for: .rgb))
     }
 }

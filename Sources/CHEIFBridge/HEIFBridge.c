@@ -1,0 +1,227 @@
+#include "HEIFBridge.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <libheif/heif.h>
+
+struct mheif_decoder {
+    int fd;
+    int64_t file_size;
+    int64_t position;
+    int read_errno;                  // set when pread failed (not merely past the end)
+    struct heif_context *context;
+    struct heif_image_handle *primary;
+    struct heif_image *image;
+    const uint8_t *plane;
+    int stride;
+    mheif_image_info info;
+    int premultiplied;
+    uint8_t *row;                    // the converted row, for deep or premultiplied pictures
+    char message[256];
+};
+
+const char *mheif_version(void) { return heif_get_version(); }
+
+/// The decoder the bridge has libheif use: for AV1, aom when this build has it, because dav1d
+/// (libheif's first choice) prints its complaints about damaged data to stderr and aom does not;
+/// otherwise libheif's first choice.
+static const struct heif_decoder_descriptor *chosen_decoder(int av1) {
+    enum heif_compression_format format = av1 ? heif_compression_AV1 : heif_compression_HEVC;
+    if (!heif_have_decoder_for_format(format)) return NULL;
+    const struct heif_decoder_descriptor *decoders[8] = { NULL };
+    int count = heif_get_decoder_descriptors(format, decoders, 8);
+    if (count < 1) return NULL;
+    for (int i = 0; av1 && i < count; i++) {
+        const char *id = heif_decoder_descriptor_get_id_name(decoders[i]);
+        if (id && strcmp(id, "aom") == 0) return decoders[i];
+    }
+    return decoders[0];
+}
+
+const char *mheif_decoder_name(int av1) {
+    const struct heif_decoder_descriptor *decoder = chosen_decoder(av1);
+    return decoder ? heif_decoder_descriptor_get_name(decoder) : NULL;
+}
+
+// MARK: The reader over pread
+
+static int64_t reader_position(void *userdata) { return ((mheif_decoder *)userdata)->position; }
+
+static int reader_read(void *data, size_t size, void *userdata) {
+    mheif_decoder *decoder = userdata;
+    if (decoder->position < 0 || (int64_t)size > decoder->file_size - decoder->position) return 1;
+    size_t done = 0;
+    while (done < size) {
+        ssize_t got = pread(decoder->fd, (uint8_t *)data + done, size - done, decoder->position + (int64_t)done);
+        if (got < 0 && errno == EINTR) continue;
+        if (got < 0) {
+            decoder->read_errno = errno;
+            return 1;
+        }
+        if (got == 0) return 1;
+        done += (size_t)got;
+    }
+    decoder->position += (int64_t)size;
+    return 0;
+}
+
+static int reader_seek(int64_t position, void *userdata) {
+    mheif_decoder *decoder = userdata;
+    if (position < 0 || position > decoder->file_size) return 1;
+    decoder->position = position;
+    return 0;
+}
+
+static enum heif_reader_grow_status reader_wait(int64_t target_size, void *userdata) {
+    mheif_decoder *decoder = userdata;
+    return target_size > decoder->file_size ? heif_reader_grow_status_size_beyond_eof
+                                            : heif_reader_grow_status_size_reached;
+}
+
+static const struct heif_reader pread_reader = {
+    .reader_api_version = 1,
+    .get_position = reader_position,
+    .read = reader_read,
+    .seek = reader_seek,
+    .wait_for_file_size = reader_wait,
+};
+
+// MARK: Errors
+
+static mheif_status fail(mheif_decoder *decoder, mheif_status status, const char *message) {
+    snprintf(decoder->message, sizeof decoder->message, "%s", message ? message : "");
+    return status;
+}
+
+/// The status of a libheif error, its message copied.
+static mheif_status check(mheif_decoder *decoder, struct heif_error error) {
+    if (error.code == heif_error_Ok) return MHEIF_OK;
+    if (decoder->read_errno) {
+        snprintf(decoder->message, sizeof decoder->message, "read failed: %s", strerror(decoder->read_errno));
+        return MHEIF_IO;
+    }
+    mheif_status status;
+    switch (error.code) {
+    case heif_error_Memory_allocation_error: status = MHEIF_LIMIT; break;
+    case heif_error_Unsupported_feature:
+    case heif_error_Unsupported_filetype: status = MHEIF_UNSUPPORTED; break;
+    default: status = MHEIF_MALFORMED; break;
+    }
+    if (error.subcode == heif_suberror_Security_limit_exceeded) status = MHEIF_LIMIT;
+    return fail(decoder, status, error.message);
+}
+
+// MARK: The decoder
+
+mheif_decoder *mheif_decoder_create_fd(int fd, int64_t file_size, int max_side) {
+    mheif_decoder *decoder = calloc(1, sizeof *decoder);
+    if (!decoder) return NULL;
+    decoder->fd = fd;
+    decoder->file_size = file_size;
+    decoder->context = heif_context_alloc();
+    if (!decoder->context) {
+        free(decoder);
+        return NULL;
+    }
+    heif_context_set_maximum_image_size_limit(decoder->context, max_side);
+    // 0: grid tiles are decoded one after the other on the calling thread (1 would start a
+    // background thread and wait for it), so a decode costs one of Masonry's workers.
+    heif_context_set_max_decoding_threads(decoder->context, 0);
+    return decoder;
+}
+
+void mheif_decoder_destroy(mheif_decoder *decoder) {
+    if (!decoder) return;
+    free(decoder->row);
+    if (decoder->image) heif_image_release(decoder->image);
+    if (decoder->primary) heif_image_handle_release(decoder->primary);
+    heif_context_free(decoder->context);
+    free(decoder);
+}
+
+const char *mheif_decoder_message(const mheif_decoder *decoder) { return decoder->message; }
+
+mheif_status mheif_decoder_read(mheif_decoder *decoder, uint32_t *primary_id) {
+    mheif_status status = check(decoder, heif_context_read_from_reader(decoder->context, &pread_reader, decoder, NULL));
+    if (status != MHEIF_OK) return status;
+    heif_item_id id = 0;
+    status = check(decoder, heif_context_get_primary_image_ID(decoder->context, &id));
+    if (status != MHEIF_OK) return status;
+    *primary_id = id;
+    return check(decoder, heif_context_get_primary_image_handle(decoder->context, &decoder->primary));
+}
+
+mheif_status mheif_decoder_decode(mheif_decoder *decoder, uint32_t thumbnail_id, int av1, mheif_image_info *info) {
+    if (!decoder->primary || decoder->image) return fail(decoder, MHEIF_UNSUPPORTED, "decode called out of order");
+    struct heif_image_handle *handle = decoder->primary;
+    struct heif_image_handle *thumbnail = NULL;
+    if (thumbnail_id != 0) {
+        mheif_status status = check(decoder, heif_image_handle_get_thumbnail(decoder->primary, thumbnail_id, &thumbnail));
+        if (status != MHEIF_OK) return status;
+        handle = thumbnail;
+    }
+    int alpha = heif_image_handle_has_alpha_channel(handle);
+    int deep = heif_image_handle_get_luma_bits_per_pixel(handle) > 8;
+    enum heif_chroma chroma = deep ? (alpha ? heif_chroma_interleaved_RRGGBBAA_LE : heif_chroma_interleaved_RRGGBB_LE)
+                                   : (alpha ? heif_chroma_interleaved_RGBA : heif_chroma_interleaved_RGB);
+    struct heif_decoding_options *options = heif_decoding_options_alloc();
+    if (!options) {
+        if (thumbnail) heif_image_handle_release(thumbnail);
+        return fail(decoder, MHEIF_LIMIT, "out of memory");
+    }
+    options->convert_hdr_to_8bit = 0;
+    const struct heif_decoder_descriptor *chosen = chosen_decoder(av1);
+    if (chosen) options->decoder_id = heif_decoder_descriptor_get_id_name(chosen);
+    mheif_status status = check(decoder, heif_decode_image(handle, &decoder->image, heif_colorspace_RGB, chroma, options));
+    heif_decoding_options_free(options);
+    if (thumbnail) heif_image_handle_release(thumbnail);
+    if (status != MHEIF_OK) return status;
+
+    decoder->plane = heif_image_get_plane_readonly(decoder->image, heif_channel_interleaved, &decoder->stride);
+    int width = heif_image_get_width(decoder->image, heif_channel_interleaved);
+    int height = heif_image_get_height(decoder->image, heif_channel_interleaved);
+    int bits = heif_image_get_bits_per_pixel_range(decoder->image, heif_channel_interleaved);
+    if (!decoder->plane || width <= 0 || height <= 0 || bits < 8 || bits > 16 || (bits > 8) != deep) {
+        return fail(decoder, MHEIF_MALFORMED, "libheif returned no usable picture");
+    }
+    decoder->info = (mheif_image_info){ .width = (uint32_t)width, .height = (uint32_t)height,
+                                        .channels = alpha ? 4 : 3, .bits = bits };
+    decoder->premultiplied = alpha && heif_image_is_premultiplied_alpha(decoder->image);
+    if (deep || decoder->premultiplied) {
+        decoder->row = malloc((size_t)width * (size_t)decoder->info.channels);
+        if (!decoder->row) return fail(decoder, MHEIF_LIMIT, "out of memory");
+    }
+    *info = decoder->info;
+    return MHEIF_OK;
+}
+
+const uint8_t *mheif_decoder_row(mheif_decoder *decoder, uint32_t y) {
+    if (!decoder->plane || y >= decoder->info.height) return NULL;
+    const uint8_t *source = decoder->plane + (size_t)y * (size_t)decoder->stride;
+    if (!decoder->row) return source;
+    size_t count = (size_t)decoder->info.width * (size_t)decoder->info.channels;
+    if (decoder->info.bits > 8) {
+        uint32_t top = (1u << decoder->info.bits) - 1;
+        for (size_t i = 0; i < count; i++) {
+            uint32_t value = (uint32_t)source[2 * i] | (uint32_t)source[2 * i + 1] << 8;
+            if (value > top) value = top;
+            decoder->row[i] = (uint8_t)((value * 255 + top / 2) / top);
+        }
+    } else {
+        memcpy(decoder->row, source, count);
+    }
+    if (decoder->premultiplied) {
+        for (size_t i = 0; i < count; i += 4) {
+            uint32_t alpha = decoder->row[i + 3];
+            for (size_t c = 0; c < 3; c++) {
+                uint32_t value = alpha ? (decoder->row[i + c] * 255u + alpha / 2) / alpha : 0;
+                decoder->row[i + c] = (uint8_t)(value > 255 ? 255 : value);
+            }
+        }
+    }
+    return decoder->row;
+}

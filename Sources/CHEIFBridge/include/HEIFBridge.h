@@ -1,0 +1,62 @@
+#ifndef MASONRY_HEIF_BRIDGE_H
+#define MASONRY_HEIF_BRIDGE_H
+
+// The only code in Masonry that calls libheif.
+//
+// libheif reports errors as values (struct heif_error), never by printing or jumping: the
+// bridge copies each error's message into the decoder object. Of its codecs, dav1d prints to
+// stderr on damaged AV1 data, so AV1 is decoded with aom (see mheif_decoder_name). The file is read through a
+// heif_reader over pread on the caller's descriptor, so libheif holds only the boxes and
+// the coded data it asks for, never a copy of the whole file. No libheif type crosses this
+// header.
+
+#include <stddef.h>
+#include <stdint.h>
+
+/// Outcome of a bridge call. The message text is available from the decoder.
+typedef enum {
+    MHEIF_OK = 0,
+    MHEIF_MALFORMED = 1,     ///< the file breaks the format, or its coded data does not decode
+    MHEIF_LIMIT = 2,         ///< over the size limit set at creation, or out of memory
+    MHEIF_IO = 3,            ///< reading the file failed
+    MHEIF_UNSUPPORTED = 4    ///< a feature or codec this libheif build does not decode
+} mheif_status;
+
+/// The decoded picture, transformations applied.
+typedef struct {
+    uint32_t width;
+    uint32_t height;
+    int channels;            ///< 3 (RGB) or 4 (RGBA, straight alpha)
+    int bits;                ///< bits per sample as decoded (8, 10 or 12); rows are always 8-bit
+} mheif_image_info;
+
+typedef struct mheif_decoder mheif_decoder;
+
+/// libheif's run-time version ("1.15.1").
+const char *mheif_version(void);
+/// The name of the decoder the bridge uses for HEVC (`av1` 0) or AV1 (`av1` 1), with its
+/// version ("libde265 HEVC decoder, version 1.0.11"), or NULL when this build has none. For AV1
+/// it is aom when present (dav1d prints to stderr on damaged data), else libheif's first choice.
+const char *mheif_decoder_name(int av1);
+
+/// A decoder reading `file_size` bytes of the open descriptor `fd` with pread (the descriptor
+/// is not closed). libheif refuses images with a side of `max_side` or more and decodes grid
+/// tiles on the calling thread. NULL when out of memory.
+mheif_decoder *mheif_decoder_create_fd(int fd, int64_t file_size, int max_side);
+void mheif_decoder_destroy(mheif_decoder *decoder);
+/// The last error's text (empty when none). Owned by the decoder.
+const char *mheif_decoder_message(const mheif_decoder *decoder);
+
+/// Reads the file's boxes and finds the primary image; *primary_id gets its item id.
+mheif_status mheif_decoder_read(mheif_decoder *decoder, uint32_t *primary_id);
+/// Decodes the primary image (`thumbnail_id` 0) or its thumbnail of that item id, coded in AV1
+/// (`av1` 1) or HEVC (0), with the file's transformations applied, to interleaved RGB or RGBA,
+/// by the decoder `mheif_decoder_name` names.
+mheif_status mheif_decoder_decode(mheif_decoder *decoder, uint32_t thumbnail_id, int av1, mheif_image_info *info);
+/// Row `y` of the decoded picture, width * channels bytes of 8-bit samples: a pointer into
+/// libheif's plane for 8-bit pictures; deeper samples are scaled with rounding,
+/// (v * 255 + max / 2) / max, into a row buffer; premultiplied alpha is made straight.
+/// Valid until the next call.
+const uint8_t *mheif_decoder_row(mheif_decoder *decoder, uint32_t y);
+
+#endif

@@ -1,0 +1,109 @@
+import Foundation
+import HEIFCodec
+import PNGCodec
+import Testing
+
+/// The hostile files of issue #22 (item 6), made by scripts/make-heif-fixtures.py: each is
+/// refused with its exact one-line reason by the box parser, before libheif sees it (libheif
+/// 1.15 hangs growing past 800 MB on a grid that refers to itself, and heif-convert crashes on
+/// two grids that refer to each other), or by the limits, before anything is allocated.
+@Suite struct HEIFHostileTests {
+    static let refusedByTheHeader: [(file: String, reason: String)] = [
+        ("grid-self-reference.heic", "malformed HEIF file: item references loop (1 → 1)"),
+        ("grids-refer-to-each-other.heic", "malformed HEIF file: item references loop (1 → 2 → 1)"),
+        ("grid-cycle-through-tile.heic", "malformed HEIF file: item references loop (1 → 6 → 1)"),
+        ("thumbnail-of-itself.heic", "malformed HEIF file: item references loop (1 → 1)"),
+        ("alpha-planes-of-each-other.heic", "malformed HEIF file: item references loop (1 → 2 → 1)"),
+        ("grid-missing-tile.heic", "malformed HEIF file: item 1 refers to missing item 9 ('dimg')"),
+        ("grid-too-few-tiles.heic", "malformed HEIF file: grid item 1 has 3 tiles where its 2×2 layout needs 4"),
+        ("grid-not-covered.heic", "malformed HEIF file: grid item 1: 2×2 tiles of 160×106 do not fit its 330×200 output"),
+        ("grid-uneven-tiles.heic", "malformed HEIF file: grid item 1 has tiles of different sizes or codings"),
+        ("missing-primary.heic", "malformed HEIF file: primary item 7 does not exist"),
+        ("item-count-absurd.heic", "malformed HEIF file: 'iinf' box claims 65535 items in 21 bytes"),
+        ("mdat-past-eof.heic", "malformed HEIF file: box 'mdat' runs past the end of the file"),
+        ("child-past-parent.heic", "malformed HEIF file: box 'iloc' runs past the end of its parent 'meta'"),
+        ("zero-size-child.heic", "malformed HEIF file: box 'iloc' has size 0 inside meta"),
+        ("meta-past-eof.heic", "malformed HEIF file: box 'meta' runs past the end of the file"),
+        ("meta-64bit-size.heic", "malformed HEIF file: box 'meta' runs past the end of the file"),
+        ("truncated-in-meta.heic", "malformed HEIF file: box 'meta' runs past the end of the file"),
+        ("truncated-in-data.heic", "malformed HEIF file: data of item 1 runs past the end of the file"),
+    ]
+
+    @Test(arguments: refusedByTheHeader.map(\.file))
+    func headerRefusesWithItsReason(_ file: String) throws {
+        let expected = try #require(Self.refusedByTheHeader.first { $0.file == file }).reason
+        let path = fixtureFolder.path("hostile/" + file)
+        #expect(throws: PNGError(.malformed, expected)) {
+            try HEIFHeader(file: InputFile(path: path))
+        }
+        #expect(throws: PNGError(.malformed, expected)) {
+            _ = try HEIFDecoder(file: InputFile(path: path), limits: .fuzzing, minimumWidth: 0, minimumHeight: 0)
+        }
+    }
+
+    /// Claimed sizes pass the box checks and are refused by the limits, from the header alone.
+    @Test(arguments: [("ispe-60000.heic", 60000, 60000), ("grid-16384-one-tile.avif", 16384, 16384)])
+    func hugeClaimsAreRefusedByTheLimits(file: String, width: Int, height: Int) throws {
+        let path = fixtureFolder.path("hostile/" + file)
+        let header = try HEIFHeader(file: InputFile(path: path))
+        #expect(header.width == width && header.height == height)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)).count < 16 << 10)
+        let limits = PNGLimits()
+        #expect(throws: PNGError(.pixelLimit(width: width, height: height, limit: limits.maxPixels))) {
+            _ = try HEIFDecoder(file: InputFile(path: path), limits: limits, minimumWidth: 0, minimumHeight: 0)
+        }
+    }
+
+    /// A thumbnail claiming 2^32-1 pixels a side: its aspect is compared without overflow and it
+    /// never stands in; the file is refused by the limits from the header, as libheif (which
+    /// checks every item's size when it reads a file) would refuse it.
+    @Test func hugeThumbnailClaimIsRefusedByTheLimits() throws {
+        let file = try InputFile(path: fixtureFolder.path("hostile/thumbnail-huge-claim.heic"))
+        let header = try HEIFHeader(file: file)
+        let thumbnail = try #require(header.thumbnails.first)
+        #expect(thumbnail.width == 0xFFFF_FFFF && !thumbnail.aspectMatches && !thumbnail.canStandIn)
+        #expect(header.width == 320 && header.height == 212)
+        let limits = PNGLimits.fuzzing
+        #expect(throws: PNGError(.pixelLimit(width: 0xFFFF_FFFF, height: 0xFFFF_FFFF, limit: limits.maxPixels))) {
+            _ = try HEIFDecoder(file: file, limits: limits, minimumWidth: 0, minimumHeight: 0)
+        }
+    }
+
+    @Test func goodFileOverASmallLimitIsRefused() throws {
+        let limits = PNGLimits(maxPixels: 10_000)
+        #expect(throws: PNGError(.pixelLimit(width: 320, height: 212, limit: 10_000))) {
+            _ = try HEIFDecoder(file: InputFile(path: fixtureFolder.path("cat-8bit.heic")), limits: limits,
+                                minimumWidth: 0, minimumHeight: 0)
+        }
+    }
+
+    @Test func notHEIFIsRefused() throws {
+        #expect(throws: PNGError(.malformed, "not a HEIF file (no ftyp box first)")) {
+            try HEIFHeader(bytes: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13])
+        }
+        #expect(throws: PNGError(.malformed, "empty file")) { try HEIFHeader(bytes: []) }
+    }
+
+    /// Coded data replaced by garbage (boxes intact): libheif's decoder fails, and its message
+    /// comes back as one line, nothing printed.
+    @Test func corruptCodedDataGivesLibheifsReason() throws {
+        var bytes = try fixtureFolder.bytes("cat-8bit.heic")
+        let mdat = try #require(bytes.indices.last { bytes[$0] == 0x6D && Array(bytes[$0..<min($0 + 4, bytes.count)]) == Array("mdat".utf8) })
+        for index in (mdat + 4)..<bytes.count { bytes[index] = UInt8(truncatingIfNeeded: index &* 37) }
+        let folder = TemporaryFolder()
+        let path = folder.file("garbage.heic")
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        do {
+            let decoder = try HEIFDecoder(file: InputFile(path: path), limits: .fuzzing, minimumWidth: 0, minimumHeight: 0)
+            Issue.record("garbage decoded to \(decoder.width)×\(decoder.height)")
+        } catch {
+            TestLog.verbose("garbage coded data: \(error.reason)")
+            #expect(error.kind == .malformed)
+            #expect(error.reason.hasPrefix("corrupt HEIF file: ") && !error.reason.contains("\n"))
+        }
+    }
+}
+
+extension PNGLimits {
+    static let fuzzing = PNGLimits(maxPixels: 1 << 24, maxWidth: 1 << 14)
+}
