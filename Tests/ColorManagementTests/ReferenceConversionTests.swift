@@ -39,15 +39,11 @@ struct ConvertedPicture {
                                            minimumWidth: header.width, minimumHeight: header.height)
         } else if name.hasSuffix(".webp") {
             let header = try WebPHeader(file: file)
-            var color = EmbeddedColor()
-            if let profile = header.iccProfile { color.adoptProfile(profile) }
-            decision = color.decision(for: .rgb)
+            decision = Self.rgbDecision(profile: header.iccProfile)
             source = try WebPDecoder(file: file, limits: PNGLimits(), minimumWidth: header.width, minimumHeight: header.height)
         } else if name.hasSuffix(".heic") {
             let header = try HEIFHeader(file: file)
-            var color = EmbeddedColor()
-            if let profile = header.iccProfile { color.adoptProfile(profile) }
-            decision = color.decision(for: .rgb)
+            decision = Self.rgbDecision(profile: header.iccProfile)
             source = try HEIFDecoder(file: file, limits: PNGLimits(), minimumWidth: header.width, minimumHeight: header.height)
         } else {
             let header = try PNGHeader(file: file)
@@ -75,6 +71,13 @@ struct ConvertedPicture {
         }
         self.rgb = rgb
         self.stored = stored
+    }
+
+    /// What an RGB picture with this embedded profile (or none) is drawn as.
+    static func rgbDecision(profile: [UInt8]?) -> ColorDecision {
+        var color = EmbeddedColor()
+        if let profile { color.adoptProfile(profile) }
+        return color.decision(for: .rgb)
     }
 
     static func widen(_ row: UnsafeBufferPointer<UInt8>, format: PixelFormat, into rgba: inout [UInt8]) {

@@ -125,6 +125,28 @@ import TestSupport
         #expect(drawn.rgb == stored.rgb)
     }
 
+    /// A profile lcms refuses (its rXYZ tag's type spoilt) embedded in a PNG: one warning line with
+    /// lcms's reason and nothing else on stderr (lcms prints nothing), the picture as stored.
+    @Test func lcmsRefusalIsOneWarningLine() throws {
+        let folder = TemporaryFolder("masonry-color")
+        var profile = try Self.fixtures.bytes("display-p3.icc")
+        let tagCount = Int(profile[131])
+        let entry = try #require((0..<tagCount).first { String(decoding: profile[132 + 12 * $0 ..< 136 + 12 * $0], as: UTF8.self) == "rXYZ" })
+        let offset = Int(profile[132 + 12 * entry + 6]) << 8 | Int(profile[132 + 12 * entry + 7])
+        profile.replaceSubrange(offset ..< offset + 4, with: Array("zzzz".utf8))
+        let untagged = Self.withoutChunk("iCCP", try Self.fixtures.bytes("crawfish-display-p3.png"))
+        let refused = Array(untagged[..<33]) + PNGBytes.chunk("iCCP", Array("p\0\0".utf8) + PNGBytes.zlibStored(profile)) + untagged[33...]
+        try Data(refused).write(to: URL(fileURLWithPath: folder.file("refused.png")))
+        try Data(untagged).write(to: URL(fileURLWithPath: folder.file("untagged.png")))
+        let result = try MasonryExecutable.run([folder.file("refused.png"), "-o", folder.file("s.png"), "-w", "100"])
+        #expect(result.status == 0)
+        let lines = result.errorLines.filter { !$0.hasPrefix("masonry: wrote ") }
+        #expect(lines.count == 1 && lines[0].hasPrefix("masonry: warning: \(folder.file("refused.png")): ICC profile refused by lcms: ")
+                && lines[0].hasSuffix("; drawn as stored"), "\(result.standardError)")
+        let drawn = try Self.sheet([folder.file("refused.png")], in: folder)
+        #expect(drawn.rgb == (try Self.sheet([folder.file("untagged.png")], in: folder)).rgb)
+    }
+
     static func withoutChunk(_ type: String, _ png: [UInt8]) -> [UInt8] {
         var out = Array(png[..<8]), at = 8
         while at + 8 <= png.count {
