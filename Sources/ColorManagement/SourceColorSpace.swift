@@ -85,9 +85,8 @@ public struct Chromaticities: Sendable, Hashable {
 
 /// CICP code points (ITU-T H.273) as PNG `cICP` and HEIF `nclx` carry them.
 public struct CICP: Sendable, Hashable {
-    public let primaries: UInt8
-    public let transfer: UInt8
-    public let matrix: UInt8
+    /// Colour primaries, transfer characteristics and matrix coefficients (H.273's tables).
+    public let primaries, transfer, matrix: UInt8
     public let fullRange: Bool
 
     public init(primaries: UInt8, transfer: UInt8, matrix: UInt8, fullRange: Bool) {
