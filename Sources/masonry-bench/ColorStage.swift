@@ -1,5 +1,7 @@
 import ColorManagement
 import Foundation
+import JPEGCodec
+import PNGCodec
 
 // The colour stage (issue #23): the JPEG stage's photo corpus, and the same files with a Display
 // P3 profile embedded (an APP2 ICC_PROFILE segment after SOI, as an iPhone writes it), each
@@ -48,6 +50,7 @@ func benchColor(photos: [String], corpusRoot: String, masonry: String, outDir: S
         wallRatios.append(tagged.wallSeconds / untagged.wallSeconds)
         cpuRatios.append((tagged.userSeconds + tagged.systemSeconds) / (untagged.userSeconds + untagged.systemSeconds))
     }
+    try transformCost(jpegs: jpegs, cores: cores, runs: runs)
     let wall = Stats(samples: wallRatios), cpu = Stats(samples: cpuRatios)
     record(ResultRow(stage: "color", metric: "Display P3-tagged JPEG corpus ÷ untagged, wall (same round)", value: wall.median,
                      unit: "×", spread: wall.spreadPercent, goal: "≤ 1.05", pass: wall.median <= 1.05,
@@ -56,4 +59,35 @@ func benchColor(photos: [String], corpusRoot: String, masonry: String, outDir: S
     record(ResultRow(stage: "color", metric: "Display P3-tagged ÷ untagged, CPU time (same round)", value: cpu.median, unit: "×",
                      spread: cpu.spreadPercent, goal: "≤ 1.05", pass: cpu.median <= 1.05,
                      note: "per round: " + cpuRatios.map { String(format: "%.3f", $0) }.joined(separator: " ")))
+}
+
+/// The Display P3 transform's speed on one thread (premultiplied RGBA8 tile rows), and what it
+/// costs the corpus converted after resampling (tile pixels) or before (decoded pixels at the
+/// DCT scale a 290 px tile gets): the measurement behind converting after resampling.
+func transformCost(jpegs: [String], cores: Int, runs: Int, columnWidth: Int = 290) throws {
+    guard let profile = SourceColorSpace.displayP3.profile(for: .rgb) else { throw BenchError("no Display P3 profile") }
+    let transform = try ColorTransform(profile: profile, layout: .premultipliedRGBA8)
+    var row = (0 ..< (1 << 20) * 4).map { UInt8(truncatingIfNeeded: $0 &* 2_654_435_761 >> 13) }
+    for index in stride(from: 3, to: row.count, by: 4) { row[index] = 255 }
+    var rates: [Double] = []
+    for _ in 0 ..< max(3, runs) {
+        var copy = row
+        let start = now()
+        copy.withUnsafeMutableBufferPointer { transform.apply($0) }
+        rates.append(1.048576 / (now() - start))
+    }
+    let rate = Stats(samples: rates).median
+    var tilePixels = 0, decodedPixels = 0
+    for path in jpegs {
+        let header = try JPEGHeader(file: InputFile(path: path))
+        let height = min(4 * columnWidth, max(1, (2 * columnWidth * header.displayHeight + header.displayWidth) / (2 * header.displayWidth)))
+        let (width, tall) = header.orientation.displaySize(width: columnWidth, height: height)
+        let eighths = JPEGDecoder.scaleEighths(width: header.width, height: header.height, minimumWidth: width, minimumHeight: tall)
+        tilePixels += width * tall
+        decodedPixels += ((header.width * eighths + 7) / 8) * ((header.height * eighths + 7) / 8)
+    }
+    record(ResultRow(stage: "color", metric: "Display P3 → sRGB transform, 1 thread", value: rate, unit: "MP/s", spread: nil,
+                     note: String(format: "corpus at %d px tiles: %.1f MP of tiles (%.2f s CPU after resampling), %.1f MP decoded "
+                                  + "(%.2f s CPU before resampling)", columnWidth, Double(tilePixels) / 1e6,
+                                  Double(tilePixels) / 1e6 / rate, Double(decodedPixels) / 1e6, Double(decodedPixels) / 1e6 / rate)))
 }
