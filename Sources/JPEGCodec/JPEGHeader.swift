@@ -11,6 +11,8 @@ import Raster
 /// (progressive) and their arithmetic-coded twins SOF9/SOF10 are accepted (what
 /// libjpeg-turbo decodes). The orientation comes from the first APP1 "Exif" segment
 /// (`ExifOrientation(tiff:)`: anything inconsistent there gives `.up`, never an error).
+/// APP2 `ICC_PROFILE` segments are gathered on the way (`ICCSegments`): a bad profile is a
+/// note in `color`, never an error.
 public struct JPEGHeader: Sendable, Hashable {
     /// Width as stored (before orientation).
     public let width: Int
