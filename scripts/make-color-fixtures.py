@@ -250,6 +250,12 @@ def main():
     image = into(photo("08-formula-one-car.png", 200), p3)
     image.save(os.path.join(OUT, "car-display-p3.heic"), quality=90, icc_profile=p3)
     golden("car-display-p3.heic", p3, "icc:Display P3")
+    # A HEIC saying Display P3 with nclx code points only (12/13/6, full range), no profile.
+    image = into(photo("26-violin.png", 200), p3)
+    image.info.pop("icc_profile", None)
+    image.save(os.path.join(OUT, "violin-nclx-p3.heic"), quality=90, color_primaries=12, transfer_characteristics=13,
+               matrix_coefficients=6, full_range_flag=1)
+    golden("violin-nclx-p3.heic", p3, "Display P3")
     image = into(photo("25-crawfish.png", 200), p3)
     image.save(os.path.join(OUT, "crawfish-display-p3.png"), icc_profile=p3, optimize=True)
     golden("crawfish-display-p3.png", p3, "icc:Display P3")

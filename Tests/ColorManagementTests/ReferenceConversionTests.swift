@@ -43,7 +43,9 @@ struct ConvertedPicture {
             source = try WebPDecoder(file: file, limits: PNGLimits(), minimumWidth: header.width, minimumHeight: header.height)
         } else if name.hasSuffix(".heic") {
             let header = try HEIFHeader(file: file)
-            decision = Self.rgbDecision(profile: header.iccProfile)
+            decision = Self.rgbDecision(profile: header.iccProfile, cicp: header.colourCodePoints.map {
+                CICP(primaries: UInt8($0.primaries), transfer: UInt8($0.transfer), matrix: UInt8($0.matrix), fullRange: $0.fullRange)
+            })
             source = try HEIFDecoder(file: file, limits: PNGLimits(), minimumWidth: header.width, minimumHeight: header.height)
         } else {
             let header = try PNGHeader(file: file)
@@ -74,9 +76,9 @@ struct ConvertedPicture {
     }
 
     /// What an RGB picture with this embedded profile (or none) is drawn as.
-    static func rgbDecision(profile: [UInt8]?) -> ColorDecision {
+    static func rgbDecision(profile: [UInt8]?, cicp: CICP? = nil) -> ColorDecision {
         var color = EmbeddedColor()
-        if let profile { color.adoptProfile(profile) }
+        if let profile { color.adoptProfile(profile) } else { color.cicp = cicp }
         return color.decision(for: .rgb)
     }
 
