@@ -11,6 +11,8 @@ public enum FuzzTargets {
         .gifDecode,
         .heifHeader,
         .heifDecode,
+        .compareConfig,
+        .compareGlob,
         .iccProfile,
         .pngColorChunks,
         .jpegICC,

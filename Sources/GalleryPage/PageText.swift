@@ -1,14 +1,15 @@
 import BitmapText
 
 /// Escaping for the two places text lands in the page: HTML and a JSON block inside `<script>`.
-enum PageText {
+public enum PageText {
     /// A raw path as readable text (bytes that are not UTF-8 shown as `\xff`, as in messages).
     static func display(_ path: [UInt8]) -> String {
         TextLine(bytes: path).string
     }
 
-    /// Text safe in element content and in quoted attribute values.
-    static func html(_ text: String) -> String {
+    /// Text safe in element content and in quoted attribute values (of HTML and of XML: the
+    /// compare's JUnit file uses it too).
+    public static func html(_ text: String) -> String {
         var out = ""
         out.reserveCapacity(text.utf8.count)
         for scalar in text.unicodeScalars {

@@ -2,6 +2,8 @@
 /// the top left of a canvas `max(widths) × max(heights)`; their overlap is compared by
 /// pixelmatch's rule (`StreamingPixelmatch` on the overlap, so the anti-aliasing test sees the
 /// overlap's edges as image edges), and every canvas pixel outside either image is differing.
+/// Pixels of `ignore` (canvas coordinates) are neither compared nor counted: their class is
+/// `ignored`, and `diffRatio` divides by the pixels compared.
 ///
 /// Push the overlap's rows (`overlapHeight` of them, each the full row of its image), then call
 /// `finish`; canvas rows of classes (`canvasWidth` bytes) are emitted in order as they become final.
@@ -13,47 +15,59 @@ public final class CanvasDiff {
     private let baselineWidth: Int
     private let currentWidth: Int
     private let overlap: StreamingPixelmatch
+    public let ignore: IgnoreMask
     /// One canvas row: the overlap's classes then `differing` up to the canvas width.
     private var canvasRow: [UInt8]
     private var finished = false
 
     public init(baselineWidth: Int, baselineHeight: Int, currentWidth: Int, currentHeight: Int,
-                options: DiffOptions = DiffOptions()) {
+                options: DiffOptions = DiffOptions(), ignore: IgnoreMask? = nil) {
         canvasWidth = max(baselineWidth, currentWidth)
         canvasHeight = max(baselineHeight, currentHeight)
         overlapWidth = min(baselineWidth, currentWidth)
         overlapHeight = min(baselineHeight, currentHeight)
         self.baselineWidth = baselineWidth
         self.currentWidth = currentWidth
-        overlap = StreamingPixelmatch(width: overlapWidth, height: overlapHeight, options: options)
+        let ignore = ignore ?? IgnoreMask(width: canvasWidth, height: canvasHeight)
+        precondition(ignore.width == canvasWidth && ignore.height == canvasHeight, "the mask is the canvas's size")
+        self.ignore = ignore
+        overlap = StreamingPixelmatch(width: overlapWidth, height: overlapHeight, options: options, ignore: ignore)
         canvasRow = [UInt8](repeating: PixelClass.differing, count: canvasWidth)
     }
 
     public var options: DiffOptions { overlap.options }
     /// Whether the two sizes differ.
     public var isResized: Bool { canvasWidth != overlapWidth || canvasHeight != overlapHeight }
-    /// The canvas's pixels outside the overlap, all differing.
-    private var outsidePixels: Int { canvasWidth * canvasHeight - overlapWidth * overlapHeight }
+    /// The canvas's pixels outside the overlap and not ignored, all differing.
+    private var outsidePixels: Int {
+        let ignoredOutside = ignore.ignoredPixels - ignore.ignoredPixels(in: PixelRect(x: 0, y: 0, width: overlapWidth, height: overlapHeight))
+        return canvasWidth * canvasHeight - overlapWidth * overlapHeight - ignoredOutside
+    }
+    /// Canvas pixels in ignored regions.
+    public var ignoredPixels: Int { ignore.ignoredPixels }
+    /// Canvas pixels compared (not ignored).
+    public var comparedPixels: Int { canvasWidth * canvasHeight - ignore.ignoredPixels }
 
     /// Differing pixels of the canvas (final after `finish`).
     public var diffPixels: Int { overlap.diffPixels + outsidePixels }
     /// Anti-aliased pixels of the overlap.
     public var aaPixels: Int { overlap.aaPixels }
-    /// `diffPixels` divided by the canvas's area.
-    public var diffRatio: Double { Double(diffPixels) / Double(canvasWidth * canvasHeight) }
+    /// `diffPixels` divided by the pixels compared (0 when every pixel is ignored).
+    public var diffRatio: Double { comparedPixels == 0 ? 0 : Double(diffPixels) / Double(comparedPixels) }
     /// What the verdict needs (see `PairVerdict`), once finished.
     public var findings: PairFindings {
-        .compared(diffPixels: diffPixels, area: canvasWidth * canvasHeight, resized: isResized)
+        .compared(diffPixels: diffPixels, area: comparedPixels, resized: isResized)
     }
     /// The bounding box of the pixels counted in `diffPixels`, or nil when there are none.
     public var bounds: PixelRect? {
         var outside: PixelRect?
         if canvasWidth > overlapWidth {
-            outside = PixelRect(x: overlapWidth, y: 0, width: canvasWidth - overlapWidth, height: canvasHeight)
+            outside = ignore.bounds(ofComparedPixelsIn: PixelRect(x: overlapWidth, y: 0, width: canvasWidth - overlapWidth,
+                                                                  height: canvasHeight))
         }
         if canvasHeight > overlapHeight {
-            outside = PixelRect.union(outside, PixelRect(x: 0, y: overlapHeight, width: canvasWidth,
-                                                         height: canvasHeight - overlapHeight))
+            outside = PixelRect.union(outside, ignore.bounds(ofComparedPixelsIn: PixelRect(x: 0, y: overlapHeight, width: canvasWidth,
+                                                                                           height: canvasHeight - overlapHeight)))
         }
         return PixelRect.union(overlap.bounds, outside)
     }
@@ -68,6 +82,10 @@ public final class CanvasDiff {
             if overlapWidth == canvasWidth { return try emit(y, classes) }
             try canvasRow.withUnsafeMutableBufferPointer { row in
                 _ = row.update(fromContentsOf: classes)
+                if !ignore.isEmpty {
+                    UnsafeMutableBufferPointer(rebasing: row[overlapWidth...]).update(repeating: PixelClass.differing)
+                    ignore.mark(row: y, in: row)
+                }
                 try emit(y, UnsafeBufferPointer(row))
             }
         }
@@ -98,7 +116,13 @@ public final class CanvasDiff {
         guard canvasHeight > overlapHeight else { return }
         try canvasRow.withUnsafeMutableBufferPointer { row in
             row.update(repeating: PixelClass.differing)
-            for y in overlapHeight..<canvasHeight { try emit(y, UnsafeBufferPointer(row)) }
+            for y in overlapHeight..<canvasHeight {
+                if !ignore.isEmpty {
+                    row.update(repeating: PixelClass.differing)
+                    ignore.mark(row: y, in: row)
+                }
+                try emit(y, UnsafeBufferPointer(row))
+            }
         }
     }
 }

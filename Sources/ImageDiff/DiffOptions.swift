@@ -24,6 +24,8 @@ public enum PixelClass {
     /// Beyond the threshold but anti-aliasing in either image: counted in `aaPixels` (and in
     /// `diffPixels` with `includeAA`).
     public static let antialiased: UInt8 = 2
+    /// In an ignored region (`IgnoreMask`): neither compared nor counted.
+    public static let ignored: UInt8 = 3
 }
 
 /// A pixel rectangle.

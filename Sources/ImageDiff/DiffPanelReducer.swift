@@ -1,6 +1,8 @@
 /// Shrinks (or enlarges) a `DiffPicture` for a small panel without losing single pixels: a target
 /// pixel is red if any source pixel of its block is differing, else yellow if any is
-/// anti-aliased, else the rounded average of the block's (faded) pixels.
+/// anti-aliased, else the rounded average of the block's (faded) pixels; a block holding ignored
+/// pixels (and none differing) is hatched: diagonal stripes of `DiffPicture.hatchColor` every
+/// `hatchPeriod` target pixels, so what was not checked shows at any scale.
 ///
 /// Blocks: target column `t` covers source columns `⌊t·sw/tw⌋ ..< max(⌊t·sw/tw⌋+1, ⌊(t+1)·sw/tw⌋)`,
 /// rows likewise; so blocks tile the source when shrinking and repeat pixels when enlarging.
@@ -83,13 +85,17 @@ public final class DiffPanelReducer {
         }
     }
 
+    /// The hatching's period in target pixels (one stripe pixel in `hatchPeriod` along a row).
+    public static let hatchPeriod = 4
+
     private func emitRow(_ y: Int, emit: (Int, UnsafeBufferPointer<UInt8>) throws -> Void) rethrows {
         for t in 0..<targetWidth {
             let differing = seen[t] & (1 << PixelClass.differing) != 0
             let antialiased = seen[t] & (1 << PixelClass.antialiased) != 0
+            let hatched = seen[t] & (1 << PixelClass.ignored) != 0 && (t + y) % Self.hatchPeriod == 0
             let marker: (r: UInt8, g: UInt8, b: UInt8)? =
                 differing || (antialiased && includeAA) ? DiffPicture.differingColor
-                : antialiased ? DiffPicture.antialiasedColor : nil
+                : antialiased ? DiffPicture.antialiasedColor : hatched ? DiffPicture.hatchColor : nil
             if let marker {
                 output[4 * t] = marker.r; output[4 * t + 1] = marker.g; output[4 * t + 2] = marker.b
                 output[4 * t + 3] = 255

@@ -1,10 +1,15 @@
 /// pixelmatch's picture of a difference, one row at a time: the baseline faded towards white
 /// (its brightness at opacity 0.1, as pixelmatch's `drawGrayPixel`), differing pixels red,
-/// anti-aliased pixels yellow (red too with `includeAA`, as pixelmatch draws them then).
+/// anti-aliased pixels yellow (red too with `includeAA`, as pixelmatch draws them then), ignored
+/// pixels light grey.
 /// Opaque RGBA8; values are truncated to bytes, as pixelmatch does writing into a byte buffer.
 public enum DiffPicture {
     public static let differingColor: (r: UInt8, g: UInt8, b: UInt8) = (255, 0, 0)
     public static let antialiasedColor: (r: UInt8, g: UInt8, b: UInt8) = (255, 255, 0)
+    /// Ignored pixels (`PixelClass.ignored`): a light grey, hatched by `DiffPanelReducer`.
+    public static let ignoredColor: (r: UInt8, g: UInt8, b: UInt8) = (216, 216, 224)
+    /// The hatching's stripes over ignored pixels in a panel.
+    public static let hatchColor: (r: UInt8, g: UInt8, b: UInt8) = (128, 128, 144)
     /// The opacity of the faded baseline (pixelmatch's `alpha`).
     public static let fadedOpacity = 0.1
 
@@ -16,7 +21,7 @@ public enum DiffPicture {
         precondition(output.count == 4 * classes.count, "the output row is 4 × width bytes")
         let baselinePixels = (baseline?.count ?? 0) / 4
         let out = UnsafeMutableRawPointer(output.baseAddress!)
-        let red = word(differingColor), antialiased = includeAA ? red : word(antialiasedColor)
+        let red = word(differingColor), antialiased = includeAA ? red : word(antialiasedColor), ignoredWord = word(ignoredColor)
         // Screenshots repeat colours along a row: remember the last faded pixel.
         var lastPixel: UInt32? = nil, lastGrey: UInt32 = 0
         for x in 0..<classes.count {
@@ -34,6 +39,8 @@ public enum DiffPicture {
                 colour = lastGrey
             case PixelClass.antialiased:
                 colour = antialiased
+            case PixelClass.ignored:
+                colour = ignoredWord
             default:
                 colour = red
             }

@@ -44,8 +44,8 @@ public enum PairFindings: Sendable, Hashable {
     case unreadable
     /// Both files have the same bytes (nothing decoded).
     case identicalBytes
-    /// Both decoded and compared: `diffPixels` of a canvas of `area` pixels; `resized` when the
-    /// sizes differ.
+    /// Both decoded and compared: `diffPixels` of the `area` pixels compared (the canvas less
+    /// its ignored pixels); `resized` when the sizes differ.
     case compared(diffPixels: Int, area: Int, resized: Bool)
 }
 
@@ -69,8 +69,9 @@ public struct PairVerdict: Sendable, Hashable {
         case .unreadable: self.init(status: .error, failed: true)
         case .identicalBytes: self.init(status: .unchanged, failed: false)
         case let .compared(diffPixels, area, resized):
-            precondition(diffPixels >= 0 && area > 0 && diffPixels <= area, "diffPixels is a part of the area")
-            let exceeds = diffPixels > limits.maxDiffPixels && Double(diffPixels) / Double(area) > limits.maxDiffRatio
+            precondition(diffPixels >= 0 && area >= 0 && diffPixels <= area, "diffPixels is a part of the area")
+            let ratio = area == 0 ? 0 : Double(diffPixels) / Double(area)
+            let exceeds = diffPixels > limits.maxDiffPixels && ratio > limits.maxDiffRatio
             if resized {
                 self.init(status: .resized, failed: !limits.allowResize || exceeds)
             } else {

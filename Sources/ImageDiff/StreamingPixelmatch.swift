@@ -16,6 +16,10 @@ public final class StreamingPixelmatch {
     public let width: Int
     public let height: Int
     public let options: DiffOptions
+    /// Pixels neither counted nor judged (their class is `ignored`); the anti-aliasing test of
+    /// their neighbours still reads their colours, so every other pixel keeps the class it has
+    /// without a mask.
+    public let ignore: IgnoreMask
 
     /// Pixels counted as differing so far (final once every row has been pushed).
     public private(set) var diffPixels = 0
@@ -44,11 +48,15 @@ public final class StreamingPixelmatch {
     private var rowsEmitted = 0
     private var minX = Int.max, minY = Int.max, maxX = -1, maxY = -1
 
-    public init(width: Int, height: Int, options: DiffOptions = DiffOptions()) {
+    /// `ignore` may be larger than the images (a canvas's mask); its columns and rows beyond
+    /// them are not read.
+    public init(width: Int, height: Int, options: DiffOptions = DiffOptions(), ignore: IgnoreMask? = nil) {
         precondition(width > 0 && height > 0, "an image has at least one pixel")
         self.width = width
         self.height = height
         self.options = options
+        self.ignore = ignore ?? IgnoreMask(width: width, height: height)
+        precondition(self.ignore.width >= width && self.ignore.height >= height, "the mask covers the images")
         rowBytes = 4 * width
         maxDelta = PixelmatchRule.maxDelta(threshold: options.threshold)
         baselineRows = .allocate(capacity: Self.ringRows * rowBytes)
@@ -124,28 +132,40 @@ public final class StreamingPixelmatch {
         let base = RowWindow(rows: baselineWindow, firstRow: y - 2)
         let current = RowWindow(rows: currentWindow, firstRow: y - 2)
         let baseRow = base.row(y), currentRow = current.row(y)
+        let rowClasses = UnsafeMutableBufferPointer(start: classes, count: width)
         if memcmp(baseRow, currentRow, rowBytes) == 0 {
-            classes.update(repeating: PixelClass.same, count: width)
+            rowClasses.update(repeating: PixelClass.same)
+            ignore.mark(row: y, in: rowClasses)
             return
         }
-        var x = 0
-        while x < width {
-            let p = baseRow + 4 * x, q = currentRow + 4 * x
-            var pixelClass = PixelClass.same
-            if PixelmatchRule.load32(p) != PixelmatchRule.load32(q),
-               PixelmatchRule.colorDelta(p, q) > maxDelta {
-                let isAA = PixelmatchRule.antialiased(base, current, x: x, y: y, width: width, height: height)
-                    || PixelmatchRule.antialiased(current, base, x: x, y: y, width: width, height: height)
-                pixelClass = isAA ? PixelClass.antialiased : PixelClass.differing
-                if isAA { aaPixels += 1 }
-                if !isAA || options.includeAA {
-                    diffPixels += 1
-                    minX = min(minX, x); maxX = max(maxX, x)
-                    minY = min(minY, y); maxY = y
+        ignore.withSpans(row: y) { spans in
+            // The span at or after x (spans are sorted): only looked at for differing pixels.
+            var span = 0
+            var x = 0
+            while x < width {
+                let p = baseRow + 4 * x, q = currentRow + 4 * x
+                var pixelClass = PixelClass.same
+                if PixelmatchRule.load32(p) != PixelmatchRule.load32(q),
+                   PixelmatchRule.colorDelta(p, q) > maxDelta {
+                    while span < spans.count && Int(spans[span + 1]) <= x { span += 2 }
+                    if span < spans.count && Int(spans[span]) <= x {
+                        pixelClass = PixelClass.ignored
+                    } else {
+                        let isAA = PixelmatchRule.antialiased(base, current, x: x, y: y, width: width, height: height)
+                            || PixelmatchRule.antialiased(current, base, x: x, y: y, width: width, height: height)
+                        pixelClass = isAA ? PixelClass.antialiased : PixelClass.differing
+                        if isAA { aaPixels += 1 }
+                        if !isAA || options.includeAA {
+                            diffPixels += 1
+                            minX = min(minX, x); maxX = max(maxX, x)
+                            minY = min(minY, y); maxY = y
+                        }
+                    }
                 }
+                classes[x] = pixelClass
+                x += 1
             }
-            classes[x] = pixelClass
-            x += 1
         }
+        ignore.mark(row: y, in: rowClasses)
     }
 }

@@ -43,6 +43,8 @@ enum CommandAction: Equatable {
 struct ParsedArguments: Equatable {
     var inputs: [RawPath] = []
     var values: [OptionSpec.Key: String] = [:]
+    /// Every value of a repeatable option, in order (`values` holds the last).
+    var lists: [OptionSpec.Key: [String]] = [:]
     var flags: Set<OptionSpec.Key> = []
     /// Output and manifest paths as raw bytes (they may not be UTF-8).
     var paths: [OptionSpec.Key: RawPath] = [:]
@@ -81,6 +83,8 @@ enum ArgumentParser {
             let value: [UInt8]
             if let inlineValue {
                 value = inlineValue
+            } else if let bare = spec.bareValue {
+                value = Array(bare.utf8)
             } else if index < arguments.count {
                 value = arguments[index]
                 index += 1
@@ -88,6 +92,7 @@ enum ArgumentParser {
                 throw UsageError("missing value for '\(spelling) <\(spec.value!)>'")
             }
             parsed.values[spec.key] = String(decoding: value, as: UTF8.self)
+            if spec.repeatable { parsed.lists[spec.key, default: []].append(String(decoding: value, as: UTF8.self)) }
             parsed.spellings[spec.key] = spelling
             parsed.paths[spec.key] = RawPath(bytes: value)
         }

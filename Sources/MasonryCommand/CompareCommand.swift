@@ -1,6 +1,9 @@
+import CompareConfig
 import Foundation
 import ImageDiff
 import MasonrySheet
+
+extension BaselineUpdateMode: OptionChoice {}
 
 /// Every option of `masonry compare`, in help order (parsed by `ArgumentParser` like a render's).
 let compareOptionTable: [OptionSpec] = [
@@ -11,6 +14,33 @@ let compareOptionTable: [OptionSpec] = [
     .init(key: .html, short: nil, long: "html", value: "path.html",
           help: "Also write an HTML review page: summary, a status filter, and per pair side by side, difference "
               + "and a slider between baseline and current.", defaultText: nil),
+    .init(key: .junit, short: nil, long: "junit", value: "path.xml",
+          help: "Also write a JUnit XML report: a testcase per pair, failures with their numbers, unreadable pairs as "
+              + "errors.", defaultText: nil),
+    .init(key: .markdown, short: nil, long: "markdown", value: "path.md",
+          help: "Also write a Markdown summary (for $GITHUB_STEP_SUMMARY or a PR comment): verdict, counts, failing "
+              + "pairs, passing changes folded.", defaultText: nil),
+    .init(key: .linkBase, short: nil, long: "link-base", value: "url",
+          help: "With --markdown: link each path to url#pair-N, its place on the uploaded --html page.", defaultText: nil),
+    .init(key: .config, short: nil, long: "config", value: "file.json",
+          help: "Defaults for these options and per-path rules: {\"maxDiffPixels\": 10, \"rules\": [{\"paths\": "
+              + "[\"mobile/**\"], \"threshold\": 0.2}]}. The command line overrides the file's top level; matching rules "
+              + "override both, a later rule winning.", defaultText: nil),
+    .init(key: .ignore, short: nil, long: "ignore", value: "x,y,w,h",
+          help: "A region of every pair left out: neither counted nor drawn as a difference (hatched in the difference "
+              + "panel).", defaultText: nil, repeatable: true),
+    .init(key: .maskDir, short: nil, long: "mask-dir", value: "dir",
+          help: "Mask images by the pairs' paths: the non-transparent pixels of dir/<path> are ignored.", defaultText: nil),
+    .init(key: .paths, short: nil, long: "paths", value: "glob",
+          help: "Compare (and update) only pairs whose path matches: * within a folder, ** across folders, ? one "
+              + "character.", defaultText: nil, repeatable: true),
+    .init(key: .updateBaseline, short: nil, long: "update-baseline", value: "mode",
+          help: "After the run, copy current files into the baseline: missing (added ones), changed (also changed and "
+              + "resized ones), all (also delete removed ones). The exit status is the suite's after the update.",
+          defaultText: nil, bareValue: BaselineUpdateMode.changed.rawValue, choices: BaselineUpdateMode.allCases.map(\.rawValue)),
+    .init(key: .dryRun, short: nil, long: "dry-run", value: nil,
+          help: "With --update-baseline: print what would change and change nothing (the exit status is the suite's as it "
+              + "stands).", defaultText: nil),
     .init(key: .threshold, short: nil, long: "threshold", value: "t",
           help: "pixelmatch's threshold, 0 to 1: pixels differ when their YIQ distance exceeds 35215 t².",
           defaultText: "0.1"),
@@ -24,7 +54,8 @@ let compareOptionTable: [OptionSpec] = [
           help: "Convert both pictures to sRGB through their ICC profiles or colour chunks before comparing "
               + "(by default stored samples are compared, as pixelmatch does).", defaultText: nil),
     .init(key: .allowResize, short: nil, long: "allow-resize", value: nil,
-          help: "Judge pairs whose sizes differ as changed ones instead of failing them.", defaultText: nil),
+          help: "Judge pairs whose sizes differ by the limits instead of failing them; with the default limits (0) a "
+              + "size change still fails.", defaultText: nil),
     .init(key: .failOnMissing, short: nil, long: "fail-on-missing", value: nil,
           help: "Fail added and removed pairs.", defaultText: nil),
     .init(key: .showUnchanged, short: nil, long: "show-unchanged", value: nil,
@@ -36,6 +67,8 @@ let compareOptionTable: [OptionSpec] = [
     .init(key: .maxPixels, short: nil, long: "max-pixels", value: "n",
           help: "Images with more pixels are errors.", defaultText: "178956970"),
     .init(key: .quiet, short: "q", long: "quiet", value: nil, help: "Print trouble only.", defaultText: nil),
+    .init(key: .verbose, short: "v", long: "verbose", value: nil,
+          help: "Also print one line per changed or resized pair with its numbers, passing or not.", defaultText: nil),
     .init(key: .help, short: "h", long: "help", value: nil, help: "Show help information.", defaultText: nil),
 ]
 
@@ -47,7 +80,7 @@ enum CompareCommand {
 
     static func run(arguments: [[UInt8]], output: Terminal) -> Int32 {
         let request: CompareRequest
-        let quiet: Bool
+        let quiet: Bool, verbose: Bool
         do {
             let action = try ArgumentParser.parse(arguments, table: compareOptionTable, inputs: "<baseline> <current>")
             guard case .render(let parsed) = action else {
@@ -55,6 +88,7 @@ enum CompareCommand {
                 return 0
             }
             (request, quiet) = try settings(parsed)
+            verbose = parsed.flags.contains(.verbose) && !quiet
         } catch {
             output.standardError(MasonryCommand.usageFailure(error.message, usage: usage, help: "masonry compare --help"))
             return ExitStatus.usage.rawValue
@@ -69,9 +103,26 @@ enum CompareCommand {
                 for item in outcome.items where item.verdict.status == .error {
                     output.standardError("masonry: error \(item.relativePath.displayName): \(item.reason ?? "unreadable")\n")
                 }
-                output.standardError("masonry: \(outcome.summary.line)\n")
             }
-            return outcome.summary.failed > 0 ? 1 : 0
+            if verbose {
+                for item in outcome.items where item.verdict.status == .changed || item.verdict.status == .resized {
+                    output.standardError("masonry: \(item.verdict.status.rawValue) \(item.relativePath.displayName): "
+                                         + "\(PairNumbers.text(item)); \(item.verdict.failed ? "fails" : "passes")\n")
+                }
+            }
+            for change in outcome.baselineChanges where !quiet || change.refusal != nil {
+                output.standardError(change.line + "\n")
+            }
+            if !quiet {
+                output.standardError("masonry: \(outcome.summary.line)\n")
+                if request.update != nil {
+                    let verb = request.update?.dryRun == true ? "would change" : "changed"
+                    let files = outcome.baselineChanges.filter { $0.refusal == nil }.count
+                    output.standardError("masonry: baseline: \(files) \(files == 1 ? "file" : "files") \(verb); "
+                                         + "\(outcome.failedAfterUpdate) failed after the update\n")
+                }
+            }
+            return outcome.failedAfterUpdate > 0 ? 1 : 0
         } catch {
             output.standardError("masonry: error: \(error.message)\n")
             return error.kind == .usage ? 64 : 2
@@ -85,21 +136,41 @@ enum CompareCommand {
                              : "Unexpected argument '\(parsed.inputs[2].displayName)' (compare takes two folders)")
         }
         let values = parsed.values
+        let file = try parsed.paths[.config].map { (path) throws(UsageError) in try configFile(path) } ?? CompareConfigFile()
         var options = CompareOptions()
-        options.diff.threshold = try values[.threshold].map { (text) throws(UsageError) in try fraction(text, .threshold) } ?? 0.1
-        options.diff.includeAA = parsed.flags.contains(.includeAA)
-        options.diff.colorManagement = parsed.flags.contains(.colorManagement)
-        options.limits.maxDiffPixels = try values[.maxDiffPixels].map { (text) throws(UsageError) in
+        var commandLine = OptionOverrides()
+        commandLine.threshold = try values[.threshold].map { (text) throws(UsageError) in try fraction(text, .threshold) }
+        commandLine.includeAA = parsed.flags.contains(.includeAA) ? true : nil
+        commandLine.maxDiffPixels = try values[.maxDiffPixels].map { (text) throws(UsageError) in
             try CommandSettings.parseNumber(text, option: .maxDiffPixels, in: 0...Int.max)
-        } ?? 0
-        options.limits.maxDiffRatio = try values[.maxDiffRatio].map { (text) throws(UsageError) in try fraction(text, .maxDiffRatio) } ?? 0
-        options.limits.allowResize = parsed.flags.contains(.allowResize)
-        options.limits.failOnMissing = parsed.flags.contains(.failOnMissing)
-        options.showUnchanged = parsed.flags.contains(.showUnchanged)
+        }
+        commandLine.maxDiffRatio = try values[.maxDiffRatio].map { (text) throws(UsageError) in try fraction(text, .maxDiffRatio) }
+        commandLine.allowResize = parsed.flags.contains(.allowResize) ? true : nil
+        commandLine.failOnMissing = parsed.flags.contains(.failOnMissing) ? true : nil
+        commandLine.ignore = try parsed.lists[.ignore].map { (texts) throws(UsageError) in
+            try texts.map { (text) throws(UsageError) in
+                guard let rect = parseIgnoreRectangle(text) else {
+                    throw CommandSettings.invalid(.ignore, text, "expected x,y,w,h (whole numbers, w and h at least 1)")
+                }
+                return rect
+            }
+        }
+        let base = PairOptions().applying(file.defaults).applying(commandLine)
+        (options.diff, options.limits, options.ignore) = (base.diff, base.limits, base.ignore)
+        options.diff.colorManagement = parsed.flags.contains(.colorManagement)
+        options.rules = file.rules
+        let patterns: [String] = parsed.lists[.paths] ?? []
+        options.paths = try patterns.map { (text: String) throws(UsageError) -> PathGlob in
+            do throws(PathGlobError) { return try PathGlob(text) } catch { throw CommandSettings.invalid(.paths, text, error.reason) }
+        }
+        options.maskDirectory = parsed.paths[.maskDir] ?? file.maskDir.map(RawPath.init)
+        options.showUnchanged = parsed.flags.contains(.showUnchanged) || file.showUnchanged == true
         if let text = values[.jobs] { options.jobs = try CommandSettings.parseNumber(text, option: .jobs, in: 1...1024) }
+        if let value = file.maxPixels { options.maxPixels = value }
         if let text = values[.maxPixels] {
             options.maxPixels = try CommandSettings.parseNumber(text, option: .maxPixels, in: 1...(Int(Int32.max) * Int(Int32.max)))
         }
+        if let value = file.pageHeight { options.paging.maxHeight = value }
         if let text = values[.pageHeight] {
             options.paging.maxHeight = try CommandSettings.parseNumber(text, option: .pageHeight, in: 0...Int(Int32.max))
         }
@@ -107,8 +178,47 @@ enum CompareCommand {
                                      output: try CommandSettings.pngOutput(parsed, default: "review.png"), report: parsed.paths[.report],
                                      options: options)
         request.html = parsed.paths[.html]
+        request.junit = parsed.paths[.junit]
+        request.markdown = parsed.paths[.markdown]
+        request.linkBase = values[.linkBase]
+        if request.linkBase != nil && request.markdown == nil { throw UsageError("'--link-base' needs '--markdown'") }
+        if let text = values[.updateBaseline] {
+            guard let mode = BaselineUpdateMode(rawValue: text) else {
+                throw CommandSettings.invalid(.updateBaseline, text, "expected \(BaselineUpdateMode.wordList)")
+            }
+            request.update = BaselineUpdate(mode: mode, dryRun: parsed.flags.contains(.dryRun))
+        } else if parsed.flags.contains(.dryRun) {
+            throw UsageError("'--dry-run' needs '--update-baseline'")
+        }
         return (request, parsed.flags.contains(.quiet))
     }
+
+    /// The `--config` file, or a usage error naming the file, the key's place, line and column.
+    static func configFile(_ path: RawPath) throws(UsageError) -> CompareConfigFile {
+        let descriptor = path.open(O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+        guard descriptor >= 0 else {
+            throw UsageError("cannot read the config file \(path.displayName): \(String(cString: strerror(errno)))")
+        }
+        defer { close(descriptor) }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG, status.st_size <= 1 << 20 else {
+            throw UsageError("the config file \(path.displayName) is not a regular file of at most 1 MiB")
+        }
+        var bytes = [UInt8](repeating: 0, count: Int(status.st_size))
+        var offset = 0
+        while offset < bytes.count {
+            let got = bytes.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress! + offset, $0.count - offset, off_t(offset)) }
+            if got < 0 && errno == EINTR { continue }
+            guard got > 0 else { throw UsageError("cannot read the config file \(path.displayName)") }
+            offset += got
+        }
+        do {
+            return try CompareConfigFile(bytes: bytes)
+        } catch {
+            throw UsageError("\(path.displayName): \(error.description)")
+        }
+    }
+
 
     /// A decimal number from 0 to 1 (`0`, `0.1`, `.05`, `1`), no sign, exponent or spaces.
     static func fraction(_ text: String, _ key: OptionSpec.Key) throws(UsageError) -> Double {
@@ -121,18 +231,22 @@ enum CompareCommand {
         return value
     }
 
+    static let overview = "Compare two folders of screenshots (\(ImageFormats.nameList)) on one review sheet, with CI reports and baseline updates."
+    /// The arguments, as `--help` and the man page describe them.
+    static let arguments = [("<baseline>", "The folder of expected images."),
+                            ("<current>", "The folder of new images; files are paired by their path below each folder.")]
+    /// Every exit status with its meaning, for `--help` and the man page.
+    static let exitStatuses = [("0", "No pair failed."),
+                               ("1", "Some pair failed (the sheet and report were still written); with --update-baseline, some "
+                                + "pair still fails after the update."),
+                               ("2", "Trouble: a folder is missing or an output cannot be written (nothing written)."),
+                               ("64", "Usage error.")]
+
     static var help: String {
-        var lines = ["OVERVIEW: Compare two folders of PNG screenshots on one review sheet.", "",
-                     "USAGE: \(usage)", "", "ARGUMENTS:",
-                     HelpText.row("<baseline>", "The folder of expected images."),
-                     HelpText.row("<current>", "The folder of new images; files are paired by their path below each folder."),
-                     "", "OPTIONS:"]
+        var lines = ["OVERVIEW: \(overview)", "", "USAGE: \(usage)", "", "ARGUMENTS:"]
+        lines += arguments.map(HelpText.row) + ["", "OPTIONS:"]
         lines += HelpText.optionRows(compareOptionTable)
-        lines += ["", "EXIT STATUS:",
-                  HelpText.row("0", "No pair failed."),
-                  HelpText.row("1", "Some pair failed (the sheet and report were still written)."),
-                  HelpText.row("2", "Trouble: a folder is missing or an output cannot be written (nothing written)."),
-                  HelpText.row("64", "Usage error.")]
+        lines += ["", "EXIT STATUS:"] + exitStatuses.map(HelpText.row)
         return lines.joined(separator: "\n") + "\n"
     }
 }

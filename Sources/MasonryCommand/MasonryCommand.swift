@@ -17,6 +17,7 @@ public enum MasonryCommand {
         if arguments.first == Array("compare".utf8) {
             return CompareCommand.run(arguments: Array(arguments.dropFirst()), output: output)
         }
+        if let status = GeneratedDocs.run(arguments, output: output) { return status }
         let action: CommandAction
         let request: SheetRequest
         let settings: OutputSettings

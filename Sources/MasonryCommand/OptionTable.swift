@@ -14,7 +14,7 @@ struct OptionSpec: Sendable {
         case quiet, progress, noProgress, strict, help, version
         // masonry compare (CompareCommand.swift)
         case threshold, includeAA, maxDiffPixels, maxDiffRatio, allowResize, failOnMissing, showUnchanged, report
-        case colorManagement
+        case ignore, maskDir, config, paths, updateBaseline, dryRun, junit, markdown, linkBase, colorManagement
     }
 
     let key: Key
@@ -24,6 +24,28 @@ struct OptionSpec: Sendable {
     let value: String?
     let help: String
     let defaultText: String?
+    /// May be given more than once; every value is kept, in order (`ParsedArguments.lists`).
+    var repeatable = false
+    /// For an option whose value is optional (`--update-baseline[=mode]`): the value the bare
+    /// option means. Its value is then only taken from `--name=value`, never the next argument.
+    var bareValue: String? = nil
+    /// The words the value may be, which the shell completions offer (empty: any value).
+    var choices: [String] = []
+
+    /// What a shell completes after the option: its words, a file (a `path…` value), a folder
+    /// (`dir`), or nothing (a number, a colour, a text; or a flag).
+    var completion: ValueCompletion {
+        guard let value else { return .none }
+        if !choices.isEmpty { return .words(choices) }
+        if value == "dir" { return .directory }
+        return value.hasPrefix("path") ? .file : .none
+    }
+}
+
+/// What the shell completions offer for an option's value.
+enum ValueCompletion: Equatable {
+    case none, file, directory
+    case words([String])
 }
 
 /// An option value that is one word of a fixed set: the parser, its error message and the
@@ -31,8 +53,11 @@ struct OptionSpec: Sendable {
 protocol OptionChoice: CaseIterable, RawRepresentable<String> {}
 
 extension OptionChoice {
+    /// The accepted words, in declaration order.
+    static var words: [String] { allCases.map(\.rawValue) }
+
     /// The accepted words as prose: "a, b or c".
-    static var wordList: String { proseList(allCases.map(\.rawValue)) }
+    static var wordList: String { proseList(words) }
 }
 
 /// Words as prose: "a", "a or b", "a, b or c".
@@ -93,7 +118,8 @@ let optionTable: [OptionSpec] = [
     .init(key: .background, short: nil, long: "background", value: "color",
           help: "#RGB, #RRGGBB, #RRGGBBAA, white, black or transparent.", defaultText: "white"),
     .init(key: .order, short: nil, long: "order", value: "order",
-          help: "Placement: \(PlacementOrder.wordList).", defaultText: CommandDefaults.order.rawValue),
+          help: "Placement: \(PlacementOrder.wordList).", defaultText: CommandDefaults.order.rawValue,
+          choices: PlacementOrder.words),
     .init(key: .tolerance, short: nil, long: "tolerance", value: "px",
           help: "With shortest: take the leftmost column within this many pixels of the shortest.",
           defaultText: "\(CommandDefaults.tolerance)"),
@@ -107,7 +133,7 @@ let optionTable: [OptionSpec] = [
           help: "Built-in font for captions: " + proseList(FontSize.allCases.map { size in
               let font = BitmapFont.builtIn(size)
               return "\(size.rawValue) (\(font.cellWidth)x\(font.lineHeight))"
-          }) + ".", defaultText: TileStyle().fontSize.rawValue),
+          }) + ".", defaultText: TileStyle().fontSize.rawValue, choices: FontSize.words),
     .init(key: .captionColor, short: nil, long: "caption-color", value: "color",
           help: "Caption text colour.", defaultText: "black on a light tile, white on a dark one"),
     .init(key: .title, short: nil, long: "title", value: "text",
@@ -125,13 +151,14 @@ let optionTable: [OptionSpec] = [
               case .pixelated: "pixelated (enlarged, nearest neighbour)"
               case .never: "never (own size, centred)"
               }
-          }) + ".", defaultText: TileStyle().enlarge.rawValue),
+          }) + ".", defaultText: TileStyle().enlarge.rawValue, choices: TileStyle.EnlargeMode.words),
     .init(key: .noColorManagement, short: nil, long: "no-color-management", value: nil,
           help: "Draw samples as stored. By default pictures with an ICC profile (JPEG, PNG iCCP), PNG cICP, sRGB "
               + "or gAMA/cHRM chunks are converted to sRGB (perceptual intent), and converted pages say sRGB.",
           defaultText: nil),
     .init(key: .sort, short: nil, long: "sort", value: "key",
-          help: "Input order: \(InputOrder.wordList).", defaultText: InputOrder.natural.rawValue),
+          help: "Input order: \(InputOrder.wordList).", defaultText: InputOrder.natural.rawValue,
+          choices: InputOrder.words),
     .init(key: .reverse, short: nil, long: "reverse", value: nil, help: "Reverse the input order.", defaultText: nil),
     .init(key: .recursive, short: "r", long: "recursive", value: nil, help: "Descend into sub-folders.", defaultText: nil),
     .init(key: .manifest, short: nil, long: "manifest", value: "path.json",
@@ -160,8 +187,8 @@ let optionTable: [OptionSpec] = [
           help: "Bound of the cache (bytes, or with K, M or G); least recently used thumbnails are removed.",
           defaultText: "1G"),
     .init(key: .compression, short: nil, long: "compression", value: "level",
-          help: "\(CompressionPreset.allCases.map(\.rawValue).joined(separator: ", ")), or a zlib level 0-9.",
-          defaultText: CommandDefaults.compression.rawValue),
+          help: "\(CompressionPreset.words.joined(separator: ", ")), or a zlib level 0-9.",
+          defaultText: CommandDefaults.compression.rawValue, choices: CompressionPreset.words + (0...9).map(String.init)),
     .init(key: .quiet, short: "q", long: "quiet", value: nil, help: "Print errors only.", defaultText: nil),
     .init(key: .verbose, short: "v", long: "verbose", value: nil,
           help: "Also print what the cache could not do (damaged entries replaced, full disk).", defaultText: nil),
@@ -179,13 +206,13 @@ let optionTable: [OptionSpec] = [
 enum HelpText {
     static let overview = "Lay out \(ImageFormats.nameList) images as a masonry (waterfall) contact sheet."
     static let usage = "masonry [<options>] <input> ..."
+    /// The arguments, as `--help` and the man page describe them.
+    static let arguments = [("<input>", "Image files (read by their signature), or folders whose \(ImageFormats.extensionList) files are read.")]
 
     static var full: String {
         var lines = ["OVERVIEW: \(overview)", "", "USAGE: \(usage)",
                      "       masonry compare <baseline> <current> [<options>]  (its own --help)",
-                     "", "ARGUMENTS:",
-                     row("<input>", "Image files (read by their signature), or folders whose \(ImageFormats.extensionList) files are read."),
-                     "", "OPTIONS:"]
+                     "", "ARGUMENTS:"] + arguments.map(row) + ["", "OPTIONS:"]
         lines += optionRows(optionTable)
         lines += ["", "EXIT STATUS:"] + ExitStatus.allCases.map { row("\($0.rawValue)", $0.meaning) }
         return lines.joined(separator: "\n") + "\n"
@@ -196,8 +223,9 @@ enum HelpText {
         table.map { option in
             var names = option.short.map { "-\($0), " } ?? ""
             names += "--\(option.long)"
-            if let value = option.value { names += " <\(value)>" }
-            return row(names, option.help + (option.defaultText.map { " (default: \($0))" } ?? ""))
+            if let value = option.value { names += option.bareValue == nil ? " <\(value)>" : "[=<\(value)>]" }
+            let repeatable = option.repeatable ? " Repeatable." : ""
+            return row(names, option.help + repeatable + (option.defaultText.map { " (default: \($0))" } ?? ""))
         }
     }
 

@@ -98,6 +98,13 @@ public enum SheetPipeline {
     /// options, or an unwritable output. The output files are replaced
     /// atomically or left untouched.
     public static func run(_ request: SheetRequest, events: @escaping @Sendable (SheetEvent) -> Void = { _ in }) throws(SheetError) -> SheetReport {
+        try run(request, rows: nil, events: events).report
+    }
+
+    /// `run`, returning the plan too; with `rows`, each page's rows go to that closure instead of
+    /// a PNG file (the manifest and HTML page are still written when the request names them).
+    static func run(_ request: SheetRequest, rows: ((SheetRow) -> Void)?,
+                    events: @escaping @Sendable (SheetEvent) -> Void) throws(SheetError) -> (plan: SheetPlan, report: SheetReport) {
         let options = request.options
         let outputs = [request.output] + [request.manifest, request.html].compactMap { $0 }
         // Earlier outputs are never read as inputs: the sheet, the manifest, and pages of an earlier run.
@@ -171,9 +178,9 @@ public enum SheetPipeline {
             }
             let painter = TilePainter(plan: plan, limits: limits, opener: opener, cache: cache,
                                       colors: options.colorManagement ? ColorTransformCache() : nil)
+            let target = rows.map(PageTarget.rows) ?? .files(publisher, compression: options.compression)
             let (outcomes, written) = try PageRendering.render(
-                pages, windows: windows, plan: plan, painter: painter, publisher: publisher, jobs: options.jobs,
-                compression: options.compression) { counter.increment() }
+                pages, windows: windows, plan: plan, painter: painter, target: target, jobs: options.jobs) { counter.increment() }
             try opener.checkRun()
             cache?.finish()
 
@@ -216,9 +223,10 @@ public enum SheetPipeline {
                 try publisher.open(manifest).write(Array(text.utf8))
             }
             try publisher.commitAll()
-            return SheetReport(written: written, pageCount: plan.pages.count,
-                               rendered: pages.isEmpty ? plan.images.count : drawn.count,
-                               fromCache: cache?.hits ?? 0, otherFilesIgnored: scanner.otherFiles, cacheWarnings: cache?.warnings ?? [], skipped: skipped)
+            let report = SheetReport(written: written, pageCount: plan.pages.count,
+                                     rendered: pages.isEmpty ? plan.images.count : drawn.count, fromCache: cache?.hits ?? 0,
+                                     otherFilesIgnored: scanner.otherFiles, cacheWarnings: cache?.warnings ?? [], skipped: skipped)
+            return (plan, report)
         } catch {
             publisher.discardAll()
             throw error

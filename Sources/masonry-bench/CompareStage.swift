@@ -99,3 +99,73 @@ private func fill(_ pixels: inout [UInt8], width: Int, _ x0: Int, _ y0: Int, _ x
         for x in x0..<x1 { pixels.replaceSubrange((y * width + x) * 3 ..< (y * width + x) * 3 + 3, with: rgb) }
     }
 }
+
+/// A CI-sized suite with ignore regions and per-path rules (issue #24) against the same suite
+/// without: `pairs` screenshot pairs of 1280×800 in 20 folders, 1 % of them changed (a badge),
+/// the others byte-identical (hard links, as a suite whose screens did not change: hashed, never
+/// decoded); five `--ignore` regions and a `--config` of ten rules whose globs match most paths.
+/// Runs alternate, so both see the same load; the goal is masks and rules costing at most 1.1×.
+func compareRulesStage(masonry: String, root: String, runs: Int, cores: Int, pairs: Int) throws {
+    let suite = root + "/compare-ci", base = suite + "/baseline", current = suite + "/current"
+    try writeCISuite(base: base, current: current, pairs: pairs)
+    let config = suite + "/rules.json"
+    let rules = (0..<10).map { rule -> String in
+        let glob = ["group-0\(rule)/**", "**/screen-00?\(rule).png", "group-1\(rule)/*.png", "**/screen-*\(rule)\(rule).png",
+                    "group-?\(rule)/screen-1*.png"][rule % 5]
+        return "{\"paths\": [\"\(glob)\", \"**/never-\(rule).png\"], \"maxDiffPixels\": \(rule * 3), \"threshold\": 0.\(rule + 1)}"
+    }
+    try Data("{\"maxDiffRatio\": 0, \"rules\": [\n  \(rules.joined(separator: ",\n  "))\n]}\n".utf8).write(to: URL(fileURLWithPath: config))
+    // Five regions away from the badge (x 1200-1224, y 8-32), so the changed pairs still fail.
+    let regions = ["0,0,220,56", "1080,720,170,50", "250,90,320,40", "590,410,320,40", "0,760,200,40"]
+    let plain = [base, current, "-o", root + "/out/ci-review.png", "-q", "-j", "\(cores)"]
+    let masked = plain + regions.flatMap { ["--ignore", $0] } + ["--config", config]
+    _ = try runChild(masonry, ["compare"] + plain)                                   // warm-up
+    _ = try runChild(masonry, ["compare"] + masked)
+    var plainWall: [Double] = [], maskedWall: [Double] = [], ratios: [Double] = [], cpuRatios: [Double] = []
+    for _ in 0..<runs {
+        let a = try runChild(masonry, ["compare"] + plain), b = try runChild(masonry, ["compare"] + masked)
+        guard a.exitStatus == 1, b.exitStatus == 1 else {
+            throw BenchError("masonry compare exited with \(a.exitStatus) and \(b.exitStatus), expected 1 (changed pairs fail)")
+        }
+        plainWall.append(a.wallSeconds); maskedWall.append(b.wallSeconds)
+        ratios.append(b.wallSeconds / a.wallSeconds); cpuRatios.append(b.cpuSeconds / a.cpuSeconds)
+    }
+    let plainStats = Stats(samples: plainWall), maskedStats = Stats(samples: maskedWall)
+    let ratio = Stats(samples: ratios), cpuRatio = Stats(samples: cpuRatios)
+    let changed = (pairs + 99) / 100
+    record(ResultRow(stage: "compare CI", metric: "\(pairs) pairs 1280×800, \(changed) changed, no masks or rules",
+                     value: plainStats.median, unit: "s", spread: plainStats.spreadPercent,
+                     note: String(format: "%.0f pairs/s", Double(pairs) / plainStats.median)))
+    record(ResultRow(stage: "compare CI", metric: "the same with 5 --ignore regions and 10 rules", value: maskedStats.median, unit: "s",
+                     spread: maskedStats.spreadPercent, note: String(format: "%.0f pairs/s", Double(pairs) / maskedStats.median)))
+    record(ResultRow(stage: "compare CI", metric: "masks and rules ÷ plain (same round)", value: ratio.median, unit: "×",
+                     spread: ratio.spreadPercent, goal: "≤ 1.1", pass: ratio.median <= 1.1,
+                     note: "per round: " + ratios.map { String(format: "%.3f", $0) }.joined(separator: " ")))
+    record(ResultRow(stage: "compare CI", metric: "CPU, masks and rules ÷ plain", value: cpuRatio.median, unit: "×",
+                     spread: cpuRatio.spreadPercent))
+}
+
+/// The CI suite, written once: each baseline a seeded screenshot; the current side a hard link
+/// to it, except every hundredth pair, which gains a badge.
+private func writeCISuite(base: String, current: String, pairs: Int) throws {
+    let width = 1280, height = 800
+    let marker = base + "/../suite-v1-\(pairs)"
+    guard !FileManager.default.fileExists(atPath: marker) else { return }
+    for folder in [base, current] { try? FileManager.default.removeItem(atPath: folder) }
+    for index in 0..<pairs {
+        let name = String(format: "/group-%02d/screen-%04d.png", index % 20, index)
+        for folder in [base, current] {
+            try FileManager.default.createDirectory(atPath: folder + "/" + String(format: "group-%02d", index % 20),
+                                                    withIntermediateDirectories: true)
+        }
+        var pixels = screenshot(width: width, height: height, seed: 1_000_000 + UInt64(index))
+        try Data(PNGEncoder.encode(pixels: pixels, width: width, height: height, format: .rgb8)).write(to: URL(fileURLWithPath: base + name))
+        if index % 100 == 0 {
+            fill(&pixels, width: width, 1200, 8, 1224, 32, [220, 40, 40])
+            try Data(PNGEncoder.encode(pixels: pixels, width: width, height: height, format: .rgb8)).write(to: URL(fileURLWithPath: current + name))
+        } else {
+            try FileManager.default.linkItem(atPath: base + name, toPath: current + name)
+        }
+    }
+    _ = FileManager.default.createFile(atPath: marker, contents: Data())
+}

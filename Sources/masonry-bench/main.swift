@@ -31,6 +31,8 @@ struct BenchOptions {
     var smallFilesOnly = false
     /// Run only the `masonry compare` stage (CompareStage.swift).
     var compareOnly = false
+    /// Run only the compare stage of a CI suite with masks and rules (CompareStage.swift).
+    var compareCIOnly = false
     /// Run only the round-3 formats stage (FormatsStage.swift).
     var formatsOnly = false
     /// Run only the colour stage (ColorStage.swift).
@@ -57,6 +59,7 @@ func parseOptions() -> BenchOptions {
         case "--skip-huge": options.skipHuge = true
         case "--floor-only": options.floorOnly = true
         case "--compare-only": options.compareOnly = true
+        case "--compare-ci-only": options.compareCIOnly = true
         case "--small-files-only": options.smallFilesOnly = true
         case "--formats-only": options.formatsOnly = true
         case "--color-only": options.colorOnly = true
@@ -72,6 +75,8 @@ func parseOptions() -> BenchOptions {
               --sweep      also time more zlib level/strategy/filter choices on the sheet
               --skip-huge  skip the 20000×20000 peak-RSS run
               --compare-only  run only the masonry compare stage (40 pairs of 1280×800; quick 20)
+              --compare-ci-only  run only the compare stage of a CI suite: 2,000 pairs of 1280×800, 1 % changed,
+                           with and without 5 ignore regions and 10 rules (quick 200)
               --small-files-only  run only the many-small-files stage (needs openclipart-png)
               --formats-only  run only the WebP, GIF, HEIC and AVIF stage (40 photos converted once by
                            scripts/make-bench-format-corpus.py; quick 12)
@@ -465,6 +470,13 @@ do {
         for row in results where !row.note.isEmpty { print("  \(row.stage) / \(row.metric): \(row.note)") }
         exit(0)
     }
+    let ciPairs = options.quick ? 200 : 2000
+    if options.compareCIOnly {
+        try compareRulesStage(masonry: masonry, root: corpusRoot, runs: runs, cores: cores, pairs: ciPairs)
+        printTable()
+        for row in results where !row.note.isEmpty { print("  \(row.stage) / \(row.metric): \(row.note)") }
+        exit(0)
+    }
     try headerPass(folder: corpusRoot + "/headers", runs: runs, cores: cores)
     try layoutStage(runs: runs)
     let single = try decodeFloorSingle(paths: bySize, runs: max(1, runs / 2 + 1), megapixels: megapixels)
@@ -561,6 +573,7 @@ do {
                          goal: "< 128", pass: hugeMiB < 128, note: String(format: "%.2f s wall", huge.wallSeconds)))
     }
     try compareStage(masonry: masonry, root: corpusRoot, runs: runs, cores: cores, pairs: comparePairs)
+    try compareRulesStage(masonry: masonry, root: corpusRoot, runs: runs, cores: cores, pairs: ciPairs)
 
     print(String(format: "masonry-bench%@: %d photos, %.1f MP, %.1f MB; %d cores; median of %d runs; spread = ±(max-min)/2 of the median",
                  options.quick ? " --quick" : "", photos.count, megapixels, megabytes, cores, runs))

@@ -40,9 +40,10 @@ struct DiffResult: Equatable, CustomStringConvertible {
 /// Runs `CanvasDiff` over two images, pushing rows in lockstep and painting the picture from the
 /// diff's own baseline rows; checks that rows are emitted once each, in order. With
 /// `compactOpaque`, an image whose alpha is 255 everywhere is pushed as RGB8 rows.
-func streamedDiff(_ baseline: RGBAImage, _ current: RGBAImage, options: DiffOptions, compactOpaque: Bool = false) -> DiffResult {
+func streamedDiff(_ baseline: RGBAImage, _ current: RGBAImage, options: DiffOptions, compactOpaque: Bool = false,
+                  ignore: IgnoreMask? = nil) -> DiffResult {
     let diff = CanvasDiff(baselineWidth: baseline.width, baselineHeight: baseline.height,
-                          currentWidth: current.width, currentHeight: current.height, options: options)
+                          currentWidth: current.width, currentHeight: current.height, options: options, ignore: ignore)
     var classes: [UInt8] = [], picture: [UInt8] = []
     var pictureRow = [UInt8](repeating: 0, count: 4 * diff.canvasWidth)
     let collect: (Int, UnsafeBufferPointer<UInt8>) -> Void = { y, row in

@@ -204,6 +204,24 @@ import Glibc
         #expect(pixel(badge.x + 10, badge.y + 7) == [32, 36, 48])
     }
 
+    /// A pair with one unreadable side draws the readable side's picture beside the reason.
+    @Test func pairWithOneUnreadableSideDrawsTheOther() throws {
+        let folder = TemporaryFolder()
+        try Self.makeSuite(in: folder)
+        let run = try Self.compare([], in: folder)
+        let sheet = try PNGDecoder.decodeRGBA(bytes: run.review)
+        func pixel(_ x: Int, _ y: Int) -> [UInt8] { Array(sheet.pixels[(y * sheet.width + x) * 4 ..< (y * sheet.width + x) * 4 + 3]) }
+        for (path, readable) in [("broken/base-corrupt.png", 1), ("broken/cur-corrupt.png", 0)] {
+            let tile = try #require(run.item(path)?["tile"] as? [String: Int])
+            let panel = (tile["width"]! - 24) / 3
+            // The screen's dark top bar in the readable side's panel, white in the other two.
+            for index in 0..<3 {
+                let colour = pixel(tile["x"]! + 6 + index * (panel + 6) + 10, tile["y"]! + 7)
+                #expect(index == readable ? colour == [32, 36, 48] : colour == [255, 255, 255], "\(path), panel \(index)")
+            }
+        }
+    }
+
     @Test func outputIsIdenticalForEveryJobCount() throws {
         let folder = TemporaryFolder()
         try Self.makeSuite(in: folder)

@@ -26,6 +26,12 @@ public struct ProcessResult: Sendable {
     public let status: Int32
     public let standardOutput: String
     public let standardError: String
+    public init(status: Int32, standardOutput: String, standardError: String) {
+        self.status = status
+        self.standardOutput = standardOutput
+        self.standardError = standardError
+    }
+
     /// Lines of standard error.
     public var errorLines: [String] { standardError.split(separator: "\n").map(String.init) }
 }

@@ -1,3 +1,4 @@
+import CompareConfig
 import Foundation
 import GalleryPage
 import ImageDiff
@@ -10,6 +11,15 @@ public struct CompareOptions: Sendable {
     public var diff = DiffOptions()
     /// When a pair fails: `--max-diff-pixels`, `--max-diff-ratio`, `--allow-resize`, `--fail-on-missing`.
     public var limits = CompareLimits()
+    /// `--ignore` rectangles, for every pair.
+    public var ignore: [PixelRect] = []
+    /// The config file's rules (SPEC §9), applied over `diff`, `limits` and `ignore` for the
+    /// paths they match.
+    public var rules: [PathRule] = []
+    /// `--mask-dir`: a folder of mask images, one per pair at its relative path.
+    public var maskDirectory: RawPath?
+    /// `--paths`: when not empty, only pairs whose relative path matches one of these are compared.
+    public var paths: [PathGlob] = []
     /// Draw unchanged pairs on the review sheet too.
     public var showUnchanged = false
     /// Threads; changes speed only, never bytes.
@@ -21,6 +31,11 @@ public struct CompareOptions: Sendable {
     public var maxMemory: Int = 1 << 30
 
     public init() {}
+
+    /// Every pair's options: these, then the rules.
+    public var optionRules: OptionRules {
+        OptionRules(base: PairOptions(diff: diff, limits: limits, ignore: ignore), rules: rules)
+    }
 }
 
 /// Two folders to compare and the files to write.
@@ -32,6 +47,14 @@ public struct CompareRequest: Sendable {
     public var report: RawPath?
     /// The HTML review page (SPEC §11), written whenever the report is (exit 0 or 1).
     public var html: RawPath?
+    /// `--junit`: the JUnit XML of every pair.
+    public var junit: RawPath?
+    /// `--markdown`: the GitHub-flavoured summary; `linkBase` makes each path a link into the
+    /// uploaded review page (`linkBase#pair-N`).
+    public var markdown: RawPath?
+    public var linkBase: String?
+    /// `--update-baseline`: applied after every output was written.
+    public var update: BaselineUpdate?
     public var options: CompareOptions
 
     public init(baseline: RawPath, current: RawPath, output: RawPath = RawPath("review.png"), report: RawPath? = nil,
@@ -73,6 +96,15 @@ public struct CompareOutcome: Sendable {
     public let written: [(file: RawPath, width: Int, height: Int)]
     /// Pairs drawn on the review sheet (the first ones of `items`).
     public let drawn: Int
+    /// What `--update-baseline` did (or, with `--dry-run`, would do), one entry per file.
+    public let baselineChanges: [BaselineChange]
+
+    /// Pairs that still fail once the baseline was updated (as `summary.failed` without an
+    /// update or in a dry run): a pair whose file was copied or deleted passes.
+    public var failedAfterUpdate: Int {
+        let fixed = Set(baselineChanges.filter(\.fixesPair).map(\.relativePath))
+        return items.filter { $0.verdict.failed && !fixed.contains($0.relativePath) }.count
+    }
 }
 
 /// `masonry compare`: pair, judge, plan, paint, publish (SPEC §9).
@@ -91,16 +123,22 @@ public enum ComparePipeline {
     public static func run(_ request: CompareRequest, events: @escaping @Sendable (SheetEvent) -> Void = { _ in })
         throws(SheetError) -> CompareOutcome {
         let options = request.options
-        let outputs = [request.output] + [request.report, request.html].compactMap { $0 }
+        let outputs = [request.output] + [request.report, request.html, request.junit, request.markdown].compactMap { $0 }
         try OutputSafety.check(outputs: outputs, inputs: [])
         // Earlier outputs are never compared: the review sheet, the report, and pages of an earlier run.
         let excluded = outputs + Planner.existingPageFiles(output: request.output)
+        if let masks = options.maskDirectory, (masks.status()?.st_mode ?? 0) & S_IFMT != S_IFDIR {
+            throw SheetError("the mask folder \(masks.displayName) does not exist or is not a folder")
+        }
         let pairs = try ComparePairing.pairs(baseline: request.baseline, current: request.current, excluding: excluded)
+            .filter { pair in options.paths.isEmpty || options.paths.contains { $0.matches(pair.relativePath.bytes) } }
+        let rules = options.optionRules
         let pixelLimits = PNGLimits(maxPixels: options.maxPixels)
         // Opens inputs of any path length; running out of descriptors fails the run, never a pair.
         let opener = InputOpener()
         let judged = parallelMap(count: pairs.count, jobs: options.jobs) { index in
-            PairJudging.judge(pairs[index], pixelLimits: pixelLimits, options: options.diff, limits: options.limits, opener: opener)
+            PairJudging.judge(pairs[index], pixelLimits: pixelLimits, options: rules.options(for: pairs[index].relativePath.bytes),
+                              maskDirectory: options.maskDirectory, opener: opener)
         }
         try opener.checkRun()
         let items = ComparePlanner.sheetOrder(judged)
@@ -132,8 +170,16 @@ public enum ComparePipeline {
                 let text = CompareReport(options: options, summary: summary, plan: plan, items: items).json()
                 try publisher.open(report).write(Array(text.utf8))
             }
+            if let junit = request.junit {
+                try publisher.open(junit).write(Array(JUnitReport.xml(items: items, baseline: request.baseline, current: request.current).utf8))
+            }
+            if let markdown = request.markdown {
+                try publisher.open(markdown).write(Array(MarkdownReport.text(items: items, summary: summary, linkBase: request.linkBase).utf8))
+            }
             try publisher.commitAll()
-            return CompareOutcome(summary: summary, items: items, written: written, drawn: shown.count)
+            // Only once every output is in place: a run that failed leaves the baseline untouched.
+            let changes = request.update.map { BaselineUpdater.apply($0, items: items, baseline: request.baseline) } ?? []
+            return CompareOutcome(summary: summary, items: items, written: written, drawn: shown.count, baselineChanges: changes)
         } catch {
             publisher.discardAll()
             throw error

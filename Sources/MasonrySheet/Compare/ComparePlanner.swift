@@ -145,14 +145,16 @@ enum ComparePlanner {
                            height: min(box.height, scaled(h, numerator, denominator)))
             }
         }
+        // A side is drawn when it was read; so a pair with one unreadable side shows the other
+        // side's picture beside the reason.
         func side(_ info: PairSideInfo?, _ path: RawPath?, _ box: LayoutRect) -> (image: PlannedImage, rect: LayoutRect)? {
-            guard let info, let path, result.verdict.status != .error else { return nil }
+            guard let info, let path else { return nil }
             return (info.planned(at: path), place(info.width, info.height, box))
         }
         let baseline = side(result.baseline, result.pair.baseline, boxes[0])
         let current = side(result.current, result.pair.current, boxes[1])
         var difference: LayoutRect?, highlight: LayoutRect?
-        if baseline != nil, current != nil, let canvas = canvas(result) {
+        if baseline != nil, current != nil, result.verdict.status != .error, let canvas = canvas(result) {
             let panel = place(canvas.width, canvas.height, boxes[2])
             difference = panel
             if let bounds = result.bounds {
@@ -167,8 +169,12 @@ enum ComparePlanner {
         let captionRect = LayoutRect(x: frame.x + style.padding, y: frame.y + style.padding + height + style.captionGap,
                                      width: frame.width - 2 * style.padding, height: style.captionHeight)
         let font = BitmapFont.builtIn(style.font)
-        var layers: [Layer] = [.pairPanels(PairPanels(baseline: baseline, current: current, difference: difference,
-                                                      options: options.diff, maxCanvasPixels: options.maxPixels))]
+        // An error pair with both sides read (a mask that cannot be read) draws neither: its
+        // difference was never made.
+        let drawnSides = result.verdict.status == .error && baseline != nil && current != nil ? (nil, nil) : (baseline, current)
+        var layers: [Layer] = [.pairPanels(PairPanels(baseline: drawnSides.0, current: drawnSides.1, difference: difference,
+                                                      options: result.options.diff, ignore: result.options.ignore,
+                                                      maskFile: result.maskFile, maxCanvasPixels: options.maxPixels))]
         layers += boxes.map { .frame(rect: LayoutRect(x: $0.x - 1, y: $0.y - 1, width: $0.width + 2, height: $0.height + 2),
                                      width: 1, color: style.outlineColor) }
         if let highlight { layers.append(.frame(rect: highlight, width: 2, color: style.highlightColor)) }

@@ -1,3 +1,4 @@
+import CompareConfig
 import ImageDiff
 import MasonryLayout
 
@@ -49,8 +50,21 @@ struct CompareReport {
             ("diffPixels", optional(result.diffPixels)), ("aaPixels", optional(result.aaPixels)),
             ("diffRatio", result.diffRatio.map(JSON.number) ?? .null), ("bounds", bounds), ("page", page), ("tile", tile),
         ]
+        members.insert(("ignoredPixels", optional(result.ignoredPixels)), at: 8)
+        members.append(("options", Self.options(result.options, maskFile: result.maskFile)))
         if let reason = result.reason { members.append(("reason", .string(reason))) }
         return .object(members)
+    }
+
+    /// A pair's effective options, with the report's (and the config file's) key names.
+    static func options(_ options: PairOptions, maskFile: RawPath?) -> JSON {
+        .object([
+            ("threshold", .number(options.diff.threshold)), ("includeAA", .bool(options.diff.includeAA)),
+            ("maxDiffPixels", .int(options.limits.maxDiffPixels)), ("maxDiffRatio", .number(options.limits.maxDiffRatio)),
+            ("allowResize", .bool(options.limits.allowResize)), ("failOnMissing", .bool(options.limits.failOnMissing)),
+            ("ignore", .array(options.ignore.map { .array([.int($0.x), .int($0.y), .int($0.width), .int($0.height)]) })),
+            ("mask", maskFile.map { .string(Manifest.text($0)) } ?? .null),
+        ])
     }
 
     private static func rect(_ x: Int, _ y: Int, _ width: Int, _ height: Int) -> JSON {

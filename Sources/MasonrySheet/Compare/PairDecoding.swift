@@ -80,8 +80,8 @@ enum PairDecoding {
     /// Decodes both images in lockstep and compares them by pixelmatch's rule (SPEC §9). With an
     /// `observer`, it also receives every row of both images and (if it draws the canvas) of the
     /// canvas; without one, only counts are made (rows below the overlap are not visited).
-    static func compare(baseline: PlannedImage, current: PlannedImage, limits: PNGLimits, options: DiffOptions, opener: InputOpener,
-                        observer: PairRowObserver? = nil) throws(PairFailure) -> CanvasDiff {
+    static func compare(baseline: PlannedImage, current: PlannedImage, limits: PNGLimits, options: DiffOptions, ignore: IgnoreMask? = nil,
+                        opener: InputOpener, observer: PairRowObserver? = nil) throws(PairFailure) -> CanvasDiff {
         /// A full-size decoder (compare sees every stored pixel), converted to sRGB with
         /// `--color-management` (a profile lcms refuses leaves the samples as stored).
         func open(_ image: PlannedImage, _ file: InputFile) throws(PNGError) -> any RowSource {
@@ -102,7 +102,7 @@ enum PairDecoding {
                 do {
                     return try opener.withFile(current.path) { currentFile in
                         let currentDecoder = try open(current, currentFile)
-                        return try lockstep(baselineDecoder, currentDecoder, options: options, observer: observer)
+                        return try lockstep(baselineDecoder, currentDecoder, options: options, ignore: ignore, observer: observer)
                     }
                 } catch {
                     throw PairFailure(side: .current, error)   // a PairFailure from the lockstep is kept
@@ -114,9 +114,10 @@ enum PairDecoding {
     }
 
     private static func lockstep(_ baselineDecoder: any RowSource, _ currentDecoder: any RowSource, options: DiffOptions,
-                                 observer: PairRowObserver?) throws(PairFailure) -> CanvasDiff {
+                                 ignore: IgnoreMask?, observer: PairRowObserver?) throws(PairFailure) -> CanvasDiff {
         let diff = CanvasDiff(baselineWidth: baselineDecoder.width, baselineHeight: baselineDecoder.height,
-                              currentWidth: currentDecoder.width, currentHeight: currentDecoder.height, options: options)
+                              currentWidth: currentDecoder.width, currentHeight: currentDecoder.height, options: options,
+                              ignore: ignore)
         let baselineRows = DiffRowFormat(baselineDecoder), currentRows = DiffRowFormat(currentDecoder)
         let canvasObserver = observer?.drawsCanvas == true ? observer : nil
         let emit: (Int, UnsafeBufferPointer<UInt8>) -> Void = { y, classes in

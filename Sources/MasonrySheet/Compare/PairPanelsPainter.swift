@@ -13,6 +13,9 @@ struct PairPanels: Sendable {
     /// Where the difference picture goes, when both sides are drawn.
     let difference: LayoutRect?
     let options: DiffOptions
+    /// The pair's ignored regions (`PairMasking`), hatched in the difference panel.
+    let ignore: [PixelRect]
+    let maskFile: RawPath?
     /// A canvas with more pixels than this is not drawn pixel by pixel: the panel is filled red
     /// (the counts never need it; see `CanvasDiff.finish`).
     let maxCanvasPixels: Int
@@ -33,11 +36,14 @@ struct PairPanelsPainter {
         case let (baseline?, current?):
             let painter = LockstepPanels(panels: panels, baseline: baseline, current: current, underlay: underlay, canvas: canvas)
             do {
+                let mask = try PairMasking.mask(width: max(baseline.image.width, current.image.width),
+                                                height: max(baseline.image.height, current.image.height),
+                                                rectangles: panels.ignore, maskFile: panels.maskFile, limits: limits, opener: opener)
                 _ = try PairDecoding.compare(baseline: baseline.image, current: current.image, limits: limits,
-                                             options: panels.options, opener: opener, observer: painter)
+                                             options: panels.options, ignore: mask, opener: opener, observer: painter)
             } catch {
                 for rect in [baseline.rect, current.rect] + (panels.difference.map { [$0] } ?? []) { fill(rect, underlay, canvas) }
-                return .failed(error.reason)
+                return .failed((error as? PairFailure)?.reason ?? (error as? MaskFailure)?.reason ?? "\(error)")
             }
             if !painter.drawsCanvas, let rect = panels.difference {
                 let red = DiffPicture.differingColor

@@ -1,3 +1,4 @@
+import CompareConfig
 import ImageDiff
 import PNGCodec
 
@@ -29,6 +30,12 @@ public struct PairResult: Sendable {
     public var diffPixels: Int?
     public var aaPixels: Int?
     public var diffRatio: Double?
+    /// Canvas pixels not compared (`--ignore`, `--mask-dir`), when both sides were read.
+    public var ignoredPixels: Int?
+    /// The options this pair was judged by (after the config file's rules).
+    public let options: PairOptions
+    /// The mask image applied (`--mask-dir`), if any.
+    public let maskFile: RawPath?
     /// The box of the pixels counted in `diffPixels` (canvas coordinates), nil when there are none.
     public var bounds: ImageDiff.PixelRect?
     public var verdict: PairVerdict
@@ -37,11 +44,14 @@ public struct PairResult: Sendable {
 }
 
 /// The first pass over a pair: hash both files; equal bytes are `unchanged` without decoding;
-/// otherwise decode both in lockstep and count (no picture is made).
+/// otherwise decode both in lockstep and count (no picture is made). The ignore mask is made
+/// for every pair with both sides, so `ignoredPixels` is known for byte-identical ones too.
 enum PairJudging {
-    static func judge(_ pair: ComparePair, pixelLimits: PNGLimits, options: DiffOptions, limits: CompareLimits,
+    static func judge(_ pair: ComparePair, pixelLimits: PNGLimits, options: PairOptions, maskDirectory: RawPath?,
                       opener: InputOpener) -> PairResult {
-        var result = PairResult(relativePath: pair.relativePath, pair: pair, verdict: PairVerdict(.unreadable, limits: limits))
+        let limits = options.limits
+        var result = PairResult(relativePath: pair.relativePath, pair: pair, options: options,
+                                maskFile: PairMasking.maskFile(for: pair, in: maskDirectory), verdict: PairVerdict(.unreadable, limits: limits))
         var reasons: [String] = []
         func side(_ path: RawPath?, problem: String?, _ which: PairSide) -> (PairSideInfo, [UInt8])? {
             guard let path else { return nil }
@@ -66,6 +76,17 @@ enum PairJudging {
             result.reason = reasons.joined(separator: "; ")
             return result
         }
+        var mask: IgnoreMask?
+        if let b, let c {
+            do {
+                mask = try PairMasking.mask(width: max(b.0.width, c.0.width), height: max(b.0.height, c.0.height),
+                                            rectangles: options.ignore, maskFile: result.maskFile, limits: pixelLimits, opener: opener)
+                result.ignoredPixels = mask?.ignoredPixels
+            } catch {
+                result.reason = error.reason
+                return result
+            }
+        }
         let findings: PairFindings
         switch (b, c) {
         case (nil, _?): findings = .onlyCurrent
@@ -76,7 +97,7 @@ enum PairJudging {
         case let (b?, c?):
             do {
                 let diff = try PairDecoding.compare(baseline: b.0.planned(at: pair.baseline!), current: c.0.planned(at: pair.current!),
-                                                    limits: pixelLimits, options: options, opener: opener)
+                                                    limits: pixelLimits, options: options.diff, ignore: mask, opener: opener)
                 findings = diff.findings
                 (result.diffPixels, result.aaPixels, result.diffRatio) = (diff.diffPixels, diff.aaPixels, diff.diffRatio)
                 result.bounds = diff.bounds

@@ -109,9 +109,10 @@ final class BandScheduler: @unchecked Sendable {
         return saturatingAdd(bandBytes.partialValue, workerBytes.partialValue)
     }
 
-    /// Paints everything with `workerCount` threads while this thread encodes; returns each
+    /// Paints everything with `workerCount` threads while this thread hands the rows to `encoder`
+    /// in order (a PNG encoder, or the caller's closure); returns each
     /// tile's outcome by image index.
-    func render(into encoder: PNGEncoder, workerCount: Int, onTileDone: @escaping @Sendable () -> Void) throws(PNGError) -> [Int: TileOutcome] {
+    func render(into encoder: some RowSink, workerCount: Int, onTileDone: @escaping @Sendable () -> Void) throws(PNGError) -> [Int: TileOutcome] {
         let workers = ThreadGroup.start(max(1, workerCount)) { [self] _ in paintTiles(onTileDone: onTileDone) }
         let encodeError = encodeAll(encoder)
         workers.join()
@@ -174,7 +175,7 @@ final class BandScheduler: @unchecked Sendable {
 
     // MARK: Encoder
 
-    private func encodeAll(_ encoder: PNGEncoder) -> PNGError? {
+    private func encodeAll(_ encoder: some RowSink) -> PNGError? {
         let bandCount = pendingTilesPerBand.count
         for band in 0..<bandCount {
             condition.lock()

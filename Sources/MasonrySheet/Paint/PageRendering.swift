@@ -35,27 +35,98 @@ enum PageRendering {
                        publisher: Publisher, jobs: Int, compression: PNGEncodingSettings,
                        onTileDone: @escaping @Sendable () -> Void) throws(SheetError)
         -> (outcomes: [Int: TileOutcome], written: [(file: RawPath, width: Int, height: Int)]) {
+        try render(pages, windows: windows, plan: plan, painter: painter, target: .files(publisher, compression: compression),
+                   jobs: jobs, onTileDone: onTileDone)
+    }
+
+    /// Paints `pages` (with their `windows`) into `target`; returns every tile's outcome by index
+    /// and the files written with their sizes (none when the rows go to a closure).
+    static func render(_ pages: [PagePlan], windows: [Int], plan: SheetPlan, painter: TilePainter, target: PageTarget,
+                       jobs: Int, onTileDone: @escaping @Sendable () -> Void) throws(SheetError)
+        -> (outcomes: [Int: TileOutcome], written: [(file: RawPath, width: Int, height: Int)]) {
         var outcomes: [Int: TileOutcome] = [:]
         var written: [(file: RawPath, width: Int, height: Int)] = []
         for (page, window) in zip(pages, windows) {
-            let file = try publisher.open(page.file)
             let scheduler = BandScheduler(page: page, painter: painter, windowRows: window)
-            do {
-                let encoder = try PNGEncoder(fileDescriptor: file.descriptor, width: plan.width, height: page.height,
-                                             format: plan.channels == 3 ? .rgb8 : .rgba8, settings: compression,
-                                             workers: jobs, sRGBChunk: painter.colors != nil && page.convertsColor(of: plan))
-                let pageOutcomes = try scheduler.render(into: encoder, workerCount: jobs, onTileDone: onTileDone)
-                outcomes.merge(pageOutcomes) { first, _ in first }
-                file.startWriteback()
-            } catch {
-                throw SheetError("cannot write \(page.file.displayName): \(error.reason)")
+            switch target {
+            case .files(let publisher, let compression):
+                let file = try publisher.open(page.file)
+                do {
+                    let encoder = try PNGEncoder(fileDescriptor: file.descriptor, width: plan.width, height: page.height,
+                                                 format: plan.channels == 3 ? .rgb8 : .rgba8, settings: compression,
+                                                 workers: jobs, sRGBChunk: painter.colors != nil && page.convertsColor(of: plan))
+                    let pageOutcomes = try scheduler.render(into: encoder, workerCount: jobs, onTileDone: onTileDone)
+                    outcomes.merge(pageOutcomes) { first, _ in first }
+                    file.startWriteback()
+                } catch {
+                    throw SheetError("cannot write \(page.file.displayName): \(error.reason)")
+                }
+                written.append((page.file, plan.width, page.height))
+            case .rows(let handler):
+                let handoff = RowHandoff(page: page.number, width: plan.width, channels: plan.channels, handler: handler)
+                do {
+                    outcomes.merge(try scheduler.render(into: handoff, workerCount: jobs, onTileDone: onTileDone)) { first, _ in first }
+                } catch {
+                    throw SheetError("cannot paint page \(page.number): \(error.reason)")
+                }
             }
-            written.append((page.file, plan.width, page.height))
         }
         return (outcomes, written)
     }
 
     static func megabytes(_ bytes: Int) -> Int { bytes / (1 << 20) + (bytes % (1 << 20) > 0 ? 1 : 0) }
+}
+
+/// Where painted pages go: PNG files opened on a publisher, or the caller's closure, row by row.
+enum PageTarget {
+    case files(Publisher, compression: PNGEncodingSettings)
+    case rows((SheetRow) -> Void)
+}
+
+/// What the band scheduler writes a page's rows to, in order, top to bottom.
+protocol RowSink {
+    func writeRow(_ row: UnsafeBufferPointer<UInt8>) throws(PNGError)
+    func finish() throws(PNGError)
+}
+
+extension PNGEncoder: RowSink {}
+
+/// One row of a painted page, handed to `ContactSheet.paint`'s closure: pages in order, each
+/// from top to bottom, on the thread that called `paint`.
+public struct SheetRow {
+    /// The page's number, from 1.
+    public let page: Int
+    /// The row's place in its page, from 0.
+    public let y: Int
+    /// The page's width in pixels (every page has the sheet's width).
+    public let width: Int
+    /// Bytes per pixel: 3 (RGB) over an opaque background, else 4 (RGBA, not premultiplied).
+    public let channels: Int
+    /// `width * channels` bytes, valid only during the call: copy what you keep.
+    public let pixels: UnsafeBufferPointer<UInt8>
+}
+
+/// Hands a page's rows to a closure, counting them.
+final class RowHandoff: RowSink {
+    private let page: Int
+    private let width: Int
+    private let channels: Int
+    private let handler: (SheetRow) -> Void
+    private var y = 0
+
+    init(page: Int, width: Int, channels: Int, handler: @escaping (SheetRow) -> Void) {
+        self.page = page
+        self.width = width
+        self.channels = channels
+        self.handler = handler
+    }
+
+    func writeRow(_ row: UnsafeBufferPointer<UInt8>) throws(PNGError) {
+        handler(SheetRow(page: page, y: y, width: width, channels: channels, pixels: row))
+        y += 1
+    }
+
+    func finish() throws(PNGError) {}
 }
 
 extension PagePlan {
