@@ -54,7 +54,7 @@ let package = Package(
         // Masonry's own deflate encoder (runs and dynamic Huffman codes) for the PNG writer.
         .target(name: "Deflate"),
         // The one thread pool: threads with 1 MiB stacks, a parallel map in index order, job threads.
-        .target(name: "WorkerThreads"),
+        .target(name: "WorkerThreads", dependencies: ["CSanitizerRuntime"]),
         // The seeded generator of the tests and of the bench's corpus.
         .target(name: "SeededRandom"),
         .target(name: "PNGCodec", dependencies: ["CPNGBridge", "CPNGFastDecode", "CLibDeflate", "CZlib", "Deflate", "WorkerThreads", "Raster", "ColorManagement"]),
@@ -103,7 +103,7 @@ let package = Package(
         // HEIC/HEIF and AVIF: Masonry's own box parser (HEIFHeader) in front of libheif.
         .target(name: "HEIFCodec", dependencies: ["CHEIFBridge", "PNGCodec", "Raster"]),
         .target(name: "MasonryLayout"),
-        .target(name: "Raster", dependencies: ["CRasterKernels"], swiftSettings: rasterSettings),
+        .target(name: "Raster", dependencies: ["CRasterKernels", "WorkerThreads"], swiftSettings: rasterSettings),
         // Raster's hot loops in AVX2, chosen at run time (same integers as Raster's Swift code).
         .target(name: "CRasterKernels"),
         // The built-in font and the text and box painters; FONT-LICENSE is the font's notice.
@@ -114,9 +114,9 @@ let package = Package(
         // masonry compare's --config: a JSON reader with positions, path globs, per-pair options and rules.
         .target(name: "CompareConfig", dependencies: ["ImageDiff"]),
         .target(name: "MasonrySheet", dependencies: ["ColorManagement", "PNGCodec", "MasonryLayout", "Raster", "BitmapText", "ThumbnailCache", "JPEGCodec", "WebPCodec", "GIFCodec", "HEIFCodec", "GalleryPage", "ImageDiff", "CompareConfig", "CFileAt", "WorkerThreads"]),
-        .target(name: "MasonryCommand", dependencies: ["MasonrySheet", "BitmapText", "ImageDiff", "CompareConfig"]),
+        .target(name: "MasonryCommand", dependencies: ["MasonrySheet", "BitmapText", "ImageDiff", "CompareConfig", "WorkerThreads"]),
         // Thumbnails kept between runs (issue #15); CRC-32 from zlib.
-        .target(name: "ThumbnailCache", dependencies: ["CZlib"]),
+        .target(name: "ThumbnailCache", dependencies: ["CZlib", "WorkerThreads"]),
         .executableTarget(name: "masonry", dependencies: ["MasonryCommand", "MasonrySheet"]),
         .executableTarget(name: "masonry-bench", dependencies: ["ColorManagement", "MasonrySheet", "PNGCodec", "JPEGCodec", "MasonryLayout", "Raster", "SeededRandom", "WorkerThreads"]),
         .target(name: "GalleryPage", dependencies: ["BitmapText"]),
@@ -125,7 +125,11 @@ let package = Package(
         .target(name: "HeadlessChromium"),
 
         // Every parser of outside bytes as a fuzz target: libFuzzer (scripts/fuzz.sh) and FuzzReplayTests call it.
-        .target(name: "FuzzTargets", dependencies: ["PNGCodec", "JPEGCodec", "WebPCodec", "GIFCodec", "HEIFCodec", "CompareConfig", "ColorManagement"]),
+        .target(name: "FuzzTargets", dependencies: ["PNGCodec", "JPEGCodec", "WebPCodec", "GIFCodec", "HEIFCodec", "CompareConfig", "ThumbnailCache", "MasonrySheet", "MasonryCommand", "ColorManagement"]),
+        // The libFuzzer driver over FuzzTargets (scripts/fuzz.sh); in an ordinary build, a replayer of files.
+        .executableTarget(name: "masonry-fuzz", dependencies: ["FuzzTargets", "CSanitizerRuntime"]),
+        // Declarations of the sanitizer runtimes' entry points (libFuzzer's driver, TSan's annotations); links nothing.
+        .systemLibrary(name: "CSanitizerRuntime"),
 
         // Tests. TestSupport holds what several test targets share.
         .target(name: "TestSupport", dependencies: ["PNGCodec", "SeededRandom", "CZlib", "WorkerThreads", "Raster"], path: "Tests/TestSupport"),
@@ -143,7 +147,7 @@ let package = Package(
         .testTarget(name: "BitmapTextTests", dependencies: ["BitmapText", "MasonrySheet", "PNGCodec", "Raster", "TestSupport"], resources: [.copy("Fixtures")]),
         .testTarget(name: "CompareConfigTests", dependencies: ["CompareConfig", "ImageDiff", "TestSupport"]),
         .testTarget(name: "ImageDiffTests", dependencies: ["ImageDiff", "PNGCodec", "TestSupport"], resources: [.copy("Fixtures")]),
-        .testTarget(name: "ThumbnailCacheTests", dependencies: ["ThumbnailCache", "TestSupport"], exclude: ["Golden"]),
+        .testTarget(name: "ThumbnailCacheTests", dependencies: ["ThumbnailCache", "TestSupport", "WorkerThreads"], exclude: ["Golden"]),
         // Child process for ThumbnailCacheTests: a cache user with a file size limit, another uid, or in parallel.
         .executableTarget(name: "ThumbnailCacheProbe", dependencies: ["ThumbnailCache"], path: "Tests/ThumbnailCacheProbe"),
         .testTarget(name: "HostileInputTests", dependencies: ["PNGCodec", "MasonryLayout", "Raster", "MasonrySheet", "MasonryCommand", "TestSupport"]),

@@ -174,20 +174,24 @@ def exif_item(orientation):
 
 
 def write_heif(path, brands, items, refs, primary, idat_items=(), item_count=None, extra_meta=b"",
-               mdat_size=None):
+               mdat_size=None, wide_ids=False):
     """Writes ftyp, meta (hdlr pict, pitm, iloc v1, iinf v0, iref, iprp, idat) and one mdat.
     items: {id: {type, props: [(box bytes, essential)], data}}; items in idat_items are stored
-    in the idat box (construction method 1), the rest in mdat."""
+    in the idat box (construction method 1), the rest in mdat. wide_ids: the box versions with
+    32-bit item ids and counts instead (pitm v1, iinf v1, infe v3, iloc v2, iref v1, ipma v1)."""
     ids = sorted(items)
+    id_format = ">I" if wide_ids else ">H"
     ftyp = box("ftyp", brands[0].encode() + b"\0\0\0\0" + b"".join(b.encode() for b in brands))
     hdlr = full_box("hdlr", 0, 0, b"\0\0\0\0pict" + b"\0" * 12 + b"\0")
-    pitm = full_box("pitm", 0, 0, struct.pack(">H", primary))
-    infes = b"".join(full_box("infe", 2, 0, struct.pack(">HH4s", i, 0, items[i]["type"].encode()) + b"\0")
+    pitm = full_box("pitm", int(wide_ids), 0, struct.pack(id_format, primary))
+    infes = b"".join(full_box("infe", 3 if wide_ids else 2, 0,
+                              struct.pack(id_format, i) + struct.pack(">H4s", 0, items[i]["type"].encode()) + b"\0")
                      for i in ids)
-    iinf = full_box("iinf", 0, 0, struct.pack(">H", len(ids) if item_count is None else item_count) + infes)
-    iref = full_box("iref", 0, 0, b"".join(box(kind, struct.pack(">HH", source, len(targets)) +
-                                               b"".join(struct.pack(">H", t) for t in targets))
-                                           for kind, source, targets in refs)) if refs else b""
+    iinf = full_box("iinf", int(wide_ids), 0,
+                    struct.pack(id_format, len(ids) if item_count is None else item_count) + infes)
+    iref = full_box("iref", int(wide_ids), 0, b"".join(box(kind, struct.pack(id_format, source) + struct.pack(">H", len(targets)) +
+                                                           b"".join(struct.pack(id_format, t) for t in targets))
+                                                       for kind, source, targets in refs)) if refs else b""
     properties, associations = [], b""
     for i in ids:
         indices = []
@@ -195,9 +199,9 @@ def write_heif(path, brands, items, refs, primary, idat_items=(), item_count=Non
             if prop not in properties:
                 properties.append(prop)
             indices.append((properties.index(prop) + 1) | (0x80 if essential else 0))
-        associations += struct.pack(">HB", i, len(indices)) + bytes(indices)
+        associations += struct.pack(id_format, i) + struct.pack(">B", len(indices)) + bytes(indices)
     ipco = box("ipco", b"".join(properties))
-    ipma = full_box("ipma", 0, 0, struct.pack(">I", len(ids)) + associations)
+    ipma = full_box("ipma", int(wide_ids), 0, struct.pack(">I", len(ids)) + associations)
     iprp = box("iprp", ipco + ipma)
     idat_payload = b"".join(items[i]["data"] for i in ids if i in idat_items)
     idat = box("idat", idat_payload) if idat_items else b""
@@ -206,13 +210,13 @@ def write_heif(path, brands, items, refs, primary, idat_items=(), item_count=Non
         entries, in_mdat, in_idat = b"", mdat_start, 0
         for i in ids:
             length = len(items[i]["data"])
+            method, offset = (1, in_idat) if i in idat_items else (0, in_mdat)
+            entries += struct.pack(id_format, i) + struct.pack(">HHHII", method, 0, 1, offset, length)
             if i in idat_items:
-                entries += struct.pack(">HHHHII", i, 1, 0, 1, in_idat, length)
                 in_idat += length
             else:
-                entries += struct.pack(">HHHHII", i, 0, 0, 1, in_mdat, length)
                 in_mdat += length
-        return full_box("iloc", 1, 0, bytes([0x44, 0x00]) + struct.pack(">H", len(ids)) + entries)
+        return full_box("iloc", 2 if wide_ids else 1, 0, bytes([0x44, 0x00]) + struct.pack(id_format, len(ids)) + entries)
 
     def meta(mdat_start):
         return full_box("meta", 0, 0, hdlr + pitm + iloc(mdat_start) + iinf + iref + iprp + idat + extra_meta)
@@ -321,6 +325,7 @@ def good_fixtures():
     heic8 = heif_enc(cat, "cat-8bit")
     add_case(heic8, 8)
     add_case(heif_enc(coffee16, "coffee-10bit", "-b", "10"), 10)
+    add_case(heif_enc(coffee16, "coffee-12bit", "-b", "12"), 12)
     add_case(heif_enc(astronaut, "astronaut-8bit", avif=True), 8)
     # heif-enc 1.15 aborts inside aom on 10-bit AVIF (an assertion on the chroma layout): avifenc.
     coffee_avif = os.path.join(OUT, "coffee-10bit.avif")
@@ -378,6 +383,11 @@ def good_fixtures():
     write_heif(phone_path, ["heic", "mif1", "heic", "miaf"], phone,
                [("dimg", 1, [2, 3, 4, 5]), ("thmb", 6, [1]), ("cdsc", 7, [1])], 1, idat_items={1})
     add_case(phone_path, 8)
+
+    # The grid again, written with 32-bit item ids (pitm v1, iinf v1, infe v3, iloc v2, iref v1,
+    # ipma v1): the same picture (not in cases.txt; compared with cat-grid.heic).
+    write_heif(os.path.join(OUT, "cat-grid-wide-ids.heic"), ["heic", "mif1", "heic", "miaf"], items,
+               [("dimg", 1, [2, 3, 4, 5])], 1, idat_items={1}, wide_ids=True)
 
     # A photo with a 320-pixel thumbnail, as iPhones store them.
     bus = source_png("bus", "SampleImages/14-bus.png", (800, 418))

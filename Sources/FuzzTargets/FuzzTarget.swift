@@ -28,7 +28,7 @@ extension PNGLimits {
 /// Hands `bytes` to `body` as an open `InputFile` (an unlinked file on tmpfs, so the codecs read
 /// it through the same positioned reads as a real file). Returns nil if `body` throws.
 public func withInputFile<T>(_ bytes: UnsafeRawBufferPointer, _ body: (InputFile) throws -> T) -> T? {
-    var template = Array((access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp").utf8CString.dropLast()) + Array("/masonry-fuzz-XXXXXX".utf8CString)
+    var template = Array("\(FuzzScratch.folder)/masonry-fuzz-XXXXXX".utf8CString)
     let descriptor = mkstemp(&template)
     guard descriptor >= 0 else { fatalError("mkstemp: \(String(cString: strerror(errno)))") }
     unlink(template)
@@ -41,4 +41,9 @@ public func withInputFile<T>(_ bytes: UnsafeRawBufferPointer, _ body: (InputFile
     }
     guard let file = try? InputFile(path: "/proc/self/fd/\(descriptor)") else { return nil }
     return try? body(file)
+}
+
+/// Where targets make their scratch files: tmpfs when there is one.
+enum FuzzScratch {
+    static let folder = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp"
 }

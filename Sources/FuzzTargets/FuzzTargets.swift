@@ -4,7 +4,10 @@
 public enum FuzzTargets {
     public static let all: [FuzzTarget] = [
         .pngHeader,
+        .pngDecode,
+        .pngDifferential,
         .jpegHeader,
+        .jpegDecode,
         .webpHeader,
         .webpDecode,
         .gifHeader,
@@ -13,6 +16,9 @@ public enum FuzzTargets {
         .heifDecode,
         .compareConfig,
         .compareGlob,
+        .cacheEntry,
+        .captionFormat,
+        .arguments,
         .iccProfile,
         .pngColorChunks,
         .jpegICC,

@@ -7,9 +7,10 @@ import Raster
 ///
 /// - The header is read first by Masonry's own box parser (`HEIFHeader`), which refuses
 ///   lying boxes, reference loops and bad grids; every size libheif would allocate for
-///   (coded size, grid tiles, alpha plane, displayed size) must pass `limits.refusal` before
-///   libheif sees the file. libheif's own size limit is set too, and grid tiles are decoded
-///   on the calling thread, so a decode costs one of Masonry's workers.
+///   (coded size, grid tiles, alpha plane, displayed size, and every other `ispe` of the file,
+///   which libheif checks on reading) must pass `limits.refusal` before libheif sees the file.
+///   libheif's own size limit is set too, and grid tiles are decoded on the calling thread, so
+///   a decode costs one of Masonry's workers.
 /// - libheif reads the file through a reader over `pread` (not from memory): it holds only
 ///   the boxes and the coded data it asks for, so a large photo is never copied whole.
 /// - Picture: the primary image with its transformations (`clap`, `irot`, `imir`) applied, or
@@ -17,7 +18,8 @@ import Raster
 ///   in for it (same aspect, transformations and alpha: `HEIFThumbnail.canStandIn`). Grids are
 ///   assembled by libheif. 10- and 12-bit samples are scaled to 8 bits with rounding.
 /// - Rows: `.rgba8` (straight alpha) when the picture has alpha, else `.rgb8`, top to bottom
-///   from libheif's plane. libheif decodes the whole picture in `init`; nothing is found
+///   from libheif's plane. libheif decodes the whole picture in `init` (its YCbCr planes and
+///   the RGB plane: a 12 MP HEIC took a run's peak RSS from 28 to 127 MB); nothing is found
 ///   after it, so `trailingProblem` is always nil.
 public final class HEIFDecoder: RowSource {
     /// The header as read before decoding.

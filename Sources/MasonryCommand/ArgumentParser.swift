@@ -131,21 +131,25 @@ enum ArgumentParser {
     /// that is at most a third of the name's length (at least 2), as in "--colums" for "--columns".
     static func nearestOption(to name: String, in table: [OptionSpec] = optionTable) -> OptionSpec? {
         let typed = Array(name.utf8)
-        let scored = table.map { (spec: $0, distance: editDistance(typed, Array($0.long.utf8))) }
-        guard let best = scored.min(by: { $0.distance < $1.distance }),
-              best.distance <= max(2, typed.count / 3) else { return nil }
+        let limit = max(2, typed.count / 3)
+        // The distance is at least the difference in length: a name far longer than every
+        // option (a pasted path, say) is measured against none of them.
+        let scored = table.filter { abs($0.long.utf8.count - typed.count) <= limit }
+            .map { (spec: $0, distance: editDistance(typed, Array($0.long.utf8))) }
+        guard let best = scored.min(by: { $0.distance < $1.distance }), best.distance <= limit else { return nil }
         return best.spec
     }
 
     /// Levenshtein distance: the fewest inserted, deleted or replaced bytes that turn `a` into `b`.
     static func editDistance(_ a: [UInt8], _ b: [UInt8]) -> Int {
         var previous = Array(0...b.count)
+        var current = previous
         for (i, x) in a.enumerated() {
-            var current = [i + 1] + Array(repeating: 0, count: b.count)
+            current[0] = i + 1
             for (j, y) in b.enumerated() {
                 current[j + 1] = min(previous[j + 1] + 1, current[j] + 1, previous[j] + (x == y ? 0 : 1))
             }
-            previous = current
+            swap(&previous, &current)
         }
         return previous[b.count]
     }

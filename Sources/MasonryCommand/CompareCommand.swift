@@ -77,12 +77,13 @@ let compareOptionTable: [OptionSpec] = [
 /// was written), 2 trouble (nothing written), 64 usage.
 enum CompareCommand {
     static let usage = "masonry compare <baseline> <current> [<options>]"
+    static let inputNames = "<baseline> <current>"
 
     static func run(arguments: [[UInt8]], output: Terminal) -> Int32 {
         let request: CompareRequest
         let quiet: Bool, verbose: Bool
         do {
-            let action = try ArgumentParser.parse(arguments, table: compareOptionTable, inputs: "<baseline> <current>")
+            let action = try ArgumentParser.parse(arguments, table: compareOptionTable, inputs: inputNames)
             guard case .render(let parsed) = action else {
                 output.standardOutput(help)
                 return 0

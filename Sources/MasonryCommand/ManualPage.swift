@@ -33,7 +33,9 @@ enum ManualPage {
     private static func entry(_ option: OptionSpec) -> [String] {
         var tag = option.short.map { #"\fB\-\#($0)\fR, "# } ?? ""
         tag += #"\fB\-\-"# + escaped(option.long) + #"\fR"#
-        if let value = option.value { tag += #" \fI"# + escaped(value) + #"\fR"# }
+        if let value = option.value {
+            tag += option.bareValue == nil ? #" \fI"# + escaped(value) + #"\fR"# : #"[=\fI"# + escaped(value) + #"\fR]"#
+        }
         return [".TP", tag, escaped(option.help + (option.defaultText.map { " (default: \($0))" } ?? ""))]
     }
 

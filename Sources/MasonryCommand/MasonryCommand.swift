@@ -1,6 +1,6 @@
 import Foundation
 import MasonrySheet
-import Synchronization
+import WorkerThreads
 #if canImport(Glibc)
 @preconcurrency import Glibc
 #endif
@@ -138,7 +138,7 @@ final class ProgressBar: Sendable {
         var visible = false
     }
 
-    private let state = Mutex(State())
+    private let state = Lock(State())
     private let output: Terminal
     private let enabled: Bool
 

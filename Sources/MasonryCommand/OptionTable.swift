@@ -32,13 +32,13 @@ struct OptionSpec: Sendable {
     /// The words the value may be, which the shell completions offer (empty: any value).
     var choices: [String] = []
 
-    /// What a shell completes after the option: its words, a file (a `path…` value), a folder
+    /// What a shell completes after the option: its words, a file (a `path…` or `file…` value), a folder
     /// (`dir`), or nothing (a number, a colour, a text; or a flag).
     var completion: ValueCompletion {
         guard let value else { return .none }
         if !choices.isEmpty { return .words(choices) }
         if value == "dir" { return .directory }
-        return value.hasPrefix("path") ? .file : .none
+        return value.hasPrefix("path") || value.hasPrefix("file") ? .file : .none
     }
 }
 

@@ -1,6 +1,5 @@
 import ColorManagement
 import Foundation
-import Synchronization
 import GalleryPage
 import MasonryLayout
 import PNGCodec
@@ -264,7 +263,7 @@ public enum SheetPipeline {
 
 /// Counts finished tiles across worker threads and reports progress.
 final class ProgressCounter: Sendable {
-    private let done = Mutex(0)
+    private let done = Lock(0)
     private let total: Int
     private let events: @Sendable (SheetEvent) -> Void
 

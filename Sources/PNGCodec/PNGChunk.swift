@@ -10,8 +10,12 @@ public enum PNGChunk {
     public static func bytes(type: String, data: [UInt8]) -> [UInt8] {
         let typeAndData = Array(type.utf8) + data
         precondition(typeAndData.count == 4 + data.count, "a chunk type is four ASCII letters")
-        let crc = typeAndData.withUnsafeBufferPointer { libdeflate_crc32(0, $0.baseAddress, $0.count) }
-        return bigEndian(UInt32(data.count)) + typeAndData + bigEndian(crc)
+        return bigEndian(UInt32(data.count)) + typeAndData + bigEndian(crc(typeAndData))
+    }
+
+    /// The CRC-32 a chunk stores: of its type and data bytes.
+    public static func crc(_ typeAndData: [UInt8]) -> UInt32 {
+        typeAndData.withUnsafeBufferPointer { UInt32(libdeflate_crc32(0, $0.baseAddress, $0.count)) }
     }
 
     /// The IHDR chunk of a non-interlaced image (compression and filter method 0).
@@ -20,7 +24,7 @@ public enum PNGChunk {
     }
 
     /// `value` as four big-endian bytes, as PNG stores its integers.
-    private static func bigEndian(_ value: UInt32) -> [UInt8] {
+    public static func bigEndian(_ value: UInt32) -> [UInt8] {
         [UInt8(value >> 24), UInt8(value >> 16 & 0xFF), UInt8(value >> 8 & 0xFF), UInt8(value & 0xFF)]
     }
 }

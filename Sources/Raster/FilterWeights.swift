@@ -1,4 +1,4 @@
-import Synchronization
+import WorkerThreads
 
 /// How one axis of a resize is done: an integer box shrink by `shrinkFactor`,
 /// then a filtered reduce (or enlarge) from `shrunkSize` to `targetSize`.
@@ -58,7 +58,7 @@ extension AxisPlan {
 
     /// The most memory `shared` keeps plans in.
     static let cacheBytes = 8 << 20
-    private static let cache = Mutex<(plans: [SIMD2<Int>: AxisPlan], order: [SIMD2<Int>], bytes: Int)>(([:], [], 0))
+    private static let cache = Lock<(plans: [SIMD2<Int>: AxisPlan], order: [SIMD2<Int>], bytes: Int)>(([:], [], 0))
 }
 
 /// Fixed-point weights of a separable resampling filter along one axis.

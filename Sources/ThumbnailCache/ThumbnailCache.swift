@@ -1,4 +1,5 @@
 import Synchronization
+import WorkerThreads
 #if canImport(Glibc)
 @preconcurrency import Glibc
 #endif
@@ -29,7 +30,7 @@ public final class ThumbnailCache: Sendable {
     public let maxBytes: Int
     /// The cache folder, open for `*at` calls: entries resolve against it, not the current folder.
     private let root: Int32
-    private let state = Mutex(Counters())
+    private let state = Lock(Counters())
     private let temporaryCount = Atomic<UInt64>(0)
     private let instanceTag = UInt32.random(in: 0...UInt32.max)
 
@@ -179,6 +180,12 @@ public final class ThumbnailCache: Sendable {
         case hit([UInt8])
         case absent
         case ignored(name: String, reason: String)
+    }
+
+    /// Where the entry for `key` lives inside the cache folder ("ab/ab…(16 hex).thumb"), or nil
+    /// when the key's size cannot be cached (the fuzz target plants its bytes there).
+    package static func entryPath(for key: ThumbnailKey) -> (folder: String, file: String)? {
+        key.pixelBytes.map { EntryFormat.name(header: EntryFormat.header(for: key, pixelBytes: $0)) }
     }
 
     private func read(_ key: ThumbnailKey) -> Outcome {

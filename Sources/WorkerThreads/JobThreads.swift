@@ -1,5 +1,4 @@
 import Dispatch
-import Synchronization
 
 /// A fixed set of dedicated threads that run submitted jobs, started in the order submitted.
 /// Dedicated rather than shared: a caller blocked waiting for a job's result can never starve
@@ -31,7 +30,7 @@ public final class JobThreads: Sendable {
 
 /// Jobs first in, first out; a nil job tells the thread that takes it to end.
 private final class JobQueue: Sendable {
-    private let jobs = Mutex<[(@Sendable () -> Void)?]>([])
+    private let jobs = Lock<[(@Sendable () -> Void)?]>([])
     private let available = DispatchSemaphore(value: 0)
 
     func put(_ job: (@Sendable () -> Void)?) {

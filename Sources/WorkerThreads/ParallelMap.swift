@@ -34,7 +34,7 @@ private final class IndexClaims: Sendable {
 
 /// What each thread computed, handed over once when the thread is done.
 private final class FinishedResults<Result: Sendable>: Sendable {
-    private let pieces = Mutex<[(index: Int, result: Result)]>([])
+    private let pieces = Lock<[(index: Int, result: Result)]>([])
 
     func add(_ results: [(index: Int, result: Result)]) {
         pieces.withLock { $0 += results }

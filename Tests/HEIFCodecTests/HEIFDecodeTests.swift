@@ -80,6 +80,18 @@ import Testing
         #expect(straight != stored)
     }
 
+    /// The box versions with 32-bit item ids read as the 16-bit ones do, by us and by libheif.
+    @Test func wideItemIDsGiveTheSamePicture() throws {
+        func decode(_ name: String) throws -> (HEIFHeader, [UInt8]) {
+            let decoder = try HEIFDecoder(file: InputFile(path: fixtureFolder.path(name)), limits: PNGLimits(),
+                                          minimumWidth: 0, minimumHeight: 0)
+            return (decoder.header, try decodeAll(decoder))
+        }
+        let (narrow, narrowPixels) = try decode("cat-grid.heic"), (wide, widePixels) = try decode("cat-grid-wide-ids.heic")
+        #expect(wide == narrow)
+        #expect(widePixels == narrowPixels)
+    }
+
     @Test func rowsAreReadOnce() throws {
         let decoder = try HEIFDecoder(file: InputFile(path: fixtureFolder.path("cat-8bit.heic")), limits: PNGLimits(),
                                       minimumWidth: 0, minimumHeight: 0)

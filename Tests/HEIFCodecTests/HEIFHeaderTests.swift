@@ -6,7 +6,7 @@ import Testing
 /// The box parser on the good fixtures: displayed sizes, depth, alpha, grids, thumbnails, brands.
 @Suite struct HEIFHeaderTests {
     @Test func everyFixtureIsListed() {
-        #expect(heifCases.count == 17)
+        #expect(heifCases.count == 18)
     }
 
     @Test(arguments: heifCases)

@@ -41,10 +41,10 @@ func decodeAll(_ decoder: HEIFDecoder) throws -> [UInt8] {
 
 /// A golden PNG's pixels in `format` (its alpha dropped for `.rgb8`).
 func goldenPixels(_ path: String, as format: PixelFormat) throws -> (width: Int, height: Int, pixels: [UInt8]) {
-    let image = try PNGDecoder.decodeRGBA(contentsOfFile: path)
-    guard format == .rgb8 else { return (image.width, image.height, image.pixels) }
-    var rgb: [UInt8] = []
-    rgb.reserveCapacity(image.width * image.height * 3)
-    for at in stride(from: 0, to: image.pixels.count, by: 4) { rgb += image.pixels[at..<(at + 3)] }
-    return (image.width, image.height, rgb)
+    guard format == .rgb8 else {
+        let image = try PNGDecoder.decodeRGBA(contentsOfFile: path)
+        return (image.width, image.height, image.pixels)
+    }
+    let image = try goldenRGB(path)
+    return (image.width, image.height, image.rgb)
 }

@@ -51,7 +51,8 @@ import TestSupport
         #expect(small.status == 64 && small.stderr.contains("over --max-memory 8 MiB"), "\(small)")
     }
 
-    @Test func anAddressSpaceLimitIsABudgetNotACrash() {
+    @Test(.disabled(if: Sanitizer.mapsShadowMemory, Sanitizer.shadowMemorySkipReason))
+    func anAddressSpaceLimitIsABudgetNotACrash() {
         // Under `ulimit -v 524288` this run died with "Fatal error: failed to allocate" (SIGABRT,
         // a Swift backtrace, a leftover temporary file).
         let folder = ScratchFolder("mem")
@@ -63,7 +64,8 @@ import TestSupport
         #expect(listFolder(folder.path).sorted() == ["in1.png", "in2.png"], "left behind: \(listFolder(folder.path))")
     }
 
-    @Test func aTallNarrowTileNeedsNoTableAsTallAsItself() {
+    @Test(.disabled(if: Sanitizer.mapsShadowMemory, Sanitizer.shadowMemorySkipReason))
+    func aTallNarrowTileNeedsNoTableAsTallAsItself() {
         // One 1×400,000 PNG on a 1 px sheet: the vertical filter weights were a table of
         // 36 bytes per target row (408 MB for the 1×10,000,000 file); now a row at a time.
         let folder = ScratchFolder("mem")

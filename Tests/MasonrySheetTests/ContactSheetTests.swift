@@ -77,7 +77,10 @@ import TestSupport
     @Test func theExamplePackageBuildsAndMakesTheCommandsSheet() throws {
         let example = Self.packageRoot.appendingPathComponent("Examples/ContactSheetExample").path
         let scratch = Self.packageRoot.appendingPathComponent(".build/examples/ContactSheetExample").path
-        let build = try Self.run("/usr/bin/env", ["swift", "build", "--package-path", example, "--scratch-path", scratch])
+        // Without the build manifest cache: it missed targets the root package gained since the last
+        // build (a merge adding a codec gave "no such module"), as it watches the example's manifest only.
+        let build = try Self.run("/usr/bin/env", ["swift", "build", "--package-path", example, "--scratch-path", scratch,
+                                                  "--disable-build-manifest-caching"])
         #expect(build.status == 0, "swift build of the example: \(build.standardOutput.suffix(2000))\(build.standardError.suffix(2000))")
         let work = TemporaryFolder("masonry-example")
         let samples = Self.packageRoot.appendingPathComponent("SampleImages").path

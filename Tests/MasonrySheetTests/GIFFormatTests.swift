@@ -99,13 +99,9 @@ import TestSupport
                 Issue.record("\(tile.name): \(outcome)")
                 continue
             }
-            let golden = try PNGDecoder.decodeRGBA(contentsOfFile: Self.fixtures.appendingPathComponent(tile.name + ".tile.png").path)
+            let golden = try goldenRGB(Self.fixtures.appendingPathComponent(tile.name + ".tile.png").path)
             #expect(golden.width == tile.width && golden.height == tile.height)
-            var goldenRGB: [UInt8] = []
-            for pixel in stride(from: 0, to: golden.pixels.count, by: 4) { goldenRGB += golden.pixels[pixel ..< pixel + 3] }
-            var squares = 0.0
-            for i in rgb.indices { squares += pow(Double(Int(rgb[i]) - Int(goldenRGB[i])), 2) }
-            let score = squares == 0 ? Double.infinity : 10 * log10(255 * 255 / (squares / Double(rgb.count)))
+            let score = psnr(rgb, golden.rgb)
             TestLog.verbose("GIF tile \(tile.name) \(tile.width)×\(tile.height): \(score) dB")
             #expect(score >= 35, "\(tile.name): \(score) dB")
         }

@@ -1,6 +1,5 @@
 import Foundation
 import PNGCodec
-import Synchronization
 import WorkerThreads
 
 /// A fresh folder under the system temporary folder, removed on deinit.
@@ -92,7 +91,7 @@ private struct ErrorCollector {
 
 /// What the reading thread hands over.
 private final class ReadBytes: Sendable {
-    private let data = Mutex(Data())
+    private let data = Lock(Data())
     func store(_ bytes: Data) { data.withLock { $0 = bytes } }
     var bytes: Data { data.withLock { $0 } }
 }

@@ -75,11 +75,14 @@ do {
 } catch {
     fail("cache: \(error)")
 }
+var descriptorLimit = rlimit()
+getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &descriptorLimit)
 if noFreeDescriptors {
-    // EMFILE for every open from now on: the limit is the lowest free descriptor.
+    // EMFILE for every open from now on: the limit is the lowest free descriptor. Only the soft
+    // limit, so the workload's end can restore it (LeakSanitizer needs descriptors at exit).
     let lowest = dup(0)
     close(lowest)
-    var bound = rlimit(rlim_cur: rlim_t(lowest), rlim_max: rlim_t(lowest))
+    var bound = rlimit(rlim_cur: rlim_t(lowest), rlim_max: descriptorLimit.rlim_max)
     guard lowest >= 0, setrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &bound) == 0 else { fail("cannot limit descriptors") }
 }
 var wrong = 0
@@ -95,4 +98,5 @@ for _ in 0..<rounds {
     }
 }
 if finish { cache.finish() }
+setrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &descriptorLimit)
 print("hits=\(cache.hits) misses=\(cache.misses) failedStores=\(cache.failedStores) wrong=\(wrong) evicted=\(cache.evicted) warnings=\(cache.warnings.count)")

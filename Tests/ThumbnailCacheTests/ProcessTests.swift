@@ -4,7 +4,7 @@
 // and several runs sharing one folder at once.
 
 import Foundation
-import Synchronization
+import WorkerThreads
 import Testing
 import TestSupport
 import ThumbnailCache
@@ -104,7 +104,7 @@ import ThumbnailCache
         let shared = try folder.open()
         let caches = [shared, shared, try folder.open(), try folder.open()]
         let keys = (0..<40).map { testKey($0, width: 20, height: 12) }
-        let wrong = Mutex(0)
+        let wrong = Lock(0)
         let done = DispatchGroup()
         for (index, cache) in caches.enumerated() {
             done.enter()

@@ -4,13 +4,13 @@
 
 import Dispatch
 import Foundation
-import Synchronization
+import WorkerThreads
 import Testing
 @testable import WorkerThreads
 
 /// Indices in the order they were recorded, from any thread.
 private final class Record: Sendable {
-    private let indices = Mutex<[Int]>([])
+    private let indices = Lock<[Int]>([])
     func add(_ index: Int) { indices.withLock { $0.append(index) } }
     var all: [Int] { indices.withLock { $0 } }
 }

@@ -1,6 +1,6 @@
 import Foundation
 import PNGCodec
-import Synchronization
+import WorkerThreads
 #if canImport(Glibc)
 @preconcurrency import Glibc
 #endif
@@ -41,7 +41,7 @@ public final class InputOpener: Sendable {
         var fault: SheetError?
     }
 
-    private let state = Mutex(State())
+    private let state = Lock(State())
     /// Broadcast (while holding it) each time a file closes; an opener waiting for that checks
     /// `openCount` while holding it too, so no close is missed between the check and the wait.
     private let fileClosed = NSCondition()

@@ -28,6 +28,9 @@ final class BandScheduler: @unchecked Sendable {
     private let bandRows: Int
     private let windowRows: Int
     private let rowBytes: Int
+    /// The page's bands: fixed at init, so the encoder need not read `pendingTilesPerBand`
+    /// (which workers change under the lock) to know how many there are.
+    private let bandCount: Int
 
     private let condition = NSCondition()
     private var pendingTilesPerBand: [Int32]
@@ -50,6 +53,7 @@ final class BandScheduler: @unchecked Sendable {
         let bandRows = Self.bandRows(plan)
         self.bandRows = bandRows
         let bandCount = (page.height + bandRows - 1) / bandRows
+        self.bandCount = bandCount
         var pending = [Int32](repeating: 0, count: bandCount)
         for tile in page.tiles where tile.frame.height > 0 {
             for band in Self.bandRange(of: tile, bandRows: bandRows) { pending[band] += 1 }
@@ -176,7 +180,6 @@ final class BandScheduler: @unchecked Sendable {
     // MARK: Encoder
 
     private func encodeAll(_ encoder: some RowSink) -> PNGError? {
-        let bandCount = pendingTilesPerBand.count
         for band in 0..<bandCount {
             condition.lock()
             while pendingTilesPerBand[band] > 0 { condition.wait() }

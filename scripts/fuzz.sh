@@ -1,0 +1,111 @@
+#!/usr/bin/env bash
+# Coverage-guided fuzzing of Masonry's parsers of outside bytes (issue #25), with libFuzzer.
+#
+#   scripts/fuzz.sh --list                       the targets (FuzzTargets.all)
+#   scripts/fuzz.sh TARGET SECONDS [--jobs N]    fuzz TARGET for SECONDS (N processes, at most 2)
+#   scripts/fuzz.sh --build                      only build the fuzzer
+#
+# The fuzzer is one executable, masonry-fuzz (Sources/masonry-fuzz), over every FuzzTarget,
+# built once into .build/fuzz (git-ignored; SwiftPM rebuilds only what changed):
+#   - Swift with -sanitize=fuzzer,address: libFuzzer's coverage (edges, compares) and ASan.
+#     Swift has no UBSan on Linux; its own overflow and bounds checks stay on (-O, not -Ounchecked).
+#   - the package's C targets (the bridges, CPNGFastDecode, CRasterKernels) with
+#     -fsanitize=fuzzer-no-link,address,undefined and no UBSan recovery: a finding aborts.
+#     Debian's libpng, libjpeg, zlib and libdeflate are not rebuilt: ASan sees their heap blocks
+#     (redzones, use after free through our code, memcpy and friends) but not their own loads.
+#   - -D MASONRY_LIBFUZZER: main hands the command line to LLVMFuzzerRunDriver. libFuzzer's own
+#     main cannot be used: SwiftPM renames an executable's entry point and links
+#     --defsym main=masonry_fuzz_main, so an executable target always has a Swift main.
+#   - release (-O): libFuzzer needs speed; a -Onone Swift decoder runs ten times slower.
+#   - lld: ld.gold stops with "internal error in format_file_lineno" on this ASan+libFuzzer link.
+# The target is chosen by MASONRY_FUZZ_TARGET, which -jobs children inherit.
+#
+# Inputs and outputs, per target:
+#   seeds        Tests/FuzzReplayTests/Corpus/TARGET/ (read only here; swift test replays them)
+#   dictionary   Fuzz/dictionaries/TARGET.dict, else the one of its format (png-decode: png.dict)
+#   corpus       Fuzz/work/TARGET/corpus/ (what libFuzzer adds; git-ignored, kept between runs)
+#   findings     Fuzz/findings/TARGET/ (crash-*, timeout-*, oom-*; git-ignored). Once fixed, copy
+#                the input to Tests/FuzzReplayTests/Corpus/TARGET/regressions/.
+#   log          Fuzz/work/TARGET/fuzz-*.log; the summary (exec/s, cov, ft, findings) is printed.
+# Limits: -max_len is twice the largest seed (4 KiB to 1 MiB); -rss_limit_mb is 3 GiB shared by
+# the jobs (the machine's 24 GiB serve eight sessions), which is also the biggest single malloc;
+# -timeout 10 s per input. The targets themselves decode under PNGLimits.fuzzing.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+
+swift_build() {
+    swift build -c release --scratch-path .build/fuzz --product masonry-fuzz \
+        -Xswiftc -sanitize=fuzzer,address -Xswiftc -DMASONRY_LIBFUZZER -Xswiftc -use-ld=lld \
+        -Xcc -fsanitize=fuzzer-no-link,address,undefined -Xcc -fno-sanitize-recover=undefined "$@"
+}
+
+build() {
+    swift_build 2>&1 | grep -vE '^\[[0-9]+/[0-9]+\]|^Building for|^Build of product' || true
+    binary=$(swift_build --show-bin-path)/masonry-fuzz
+    [ -x "$binary" ] || { echo "fuzz.sh: the fuzzer did not build" >&2; exit 2; }
+}
+
+case "${1:-}" in
+    --list) build; "$binary" --list; exit 0 ;;
+    --build) build; echo "$binary"; exit 0 ;;
+    ""|-h|--help) sed -n '2,6p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+esac
+
+target=$1
+seconds=${2:?usage: scripts/fuzz.sh TARGET SECONDS [--jobs N]}
+jobs=1
+if [ "${3:-}" = "--jobs" ]; then jobs=${4:?--jobs needs a number}; fi
+[ "$jobs" -ge 1 ] && [ "$jobs" -le 2 ] || { echo "fuzz.sh: --jobs is 1 or 2 (two cores)" >&2; exit 64; }
+seeds=$root/Tests/FuzzReplayTests/Corpus/$target
+[ -d "$seeds" ] || { echo "fuzz.sh: no seeds in $seeds (is '$target' in FuzzTargets.all?)" >&2; exit 64; }
+
+build
+work=$root/Fuzz/work/$target
+findings=$root/Fuzz/findings/$target
+mkdir -p "$work/corpus" "$findings"
+rm -f "$work"/fuzz-*.log
+
+dictionary=$root/Fuzz/dictionaries/$target.dict
+[ -f "$dictionary" ] || dictionary=$root/Fuzz/dictionaries/${target%%-*}.dict
+options=(-max_total_time="$seconds" -print_final_stats=1 -timeout=10 -rss_limit_mb=$((3072 / jobs))
+         -artifact_prefix="$findings/")
+[ -f "$dictionary" ] && options+=(-dict="$dictionary")
+largest=$(find "$seeds" -type f -printf '%s\n' | sort -n | tail -1)
+max_len=$((2 * ${largest:-0}))
+[ "$max_len" -ge 4096 ] || max_len=4096
+[ "$max_len" -le 1048576 ] || max_len=1048576
+options+=(-max_len="$max_len")
+
+export MASONRY_FUZZ_TARGET=$target
+# A smaller quarantine than ASan's 256 MB default keeps RSS in the limit; UBSan findings abort.
+export ASAN_OPTIONS=${ASAN_OPTIONS:-quarantine_size_mb=64:malloc_context_size=20}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}
+
+cd "$work"
+status=0
+if [ "$jobs" -eq 1 ]; then
+    "$binary" "${options[@]}" corpus "$seeds" >fuzz-0.log 2>&1 || status=$?
+else
+    # Each job writes fuzz-<n>.log here and shares corpus/ with the other.
+    "$binary" "${options[@]}" -jobs="$jobs" -workers="$jobs" corpus "$seeds" >/dev/null 2>&1 || status=$?
+fi
+
+for log in fuzz-*.log; do
+    last=$(grep -E '^#[0-9]+.*cov: ' "$log" | tail -1 || true)
+    runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
+    rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -1)
+    rss=$(sed -n 's/^stat::peak_rss_mb: *//p' "$log" | tail -1)
+    echo "$target ($log): ${runs:-?} runs in ${seconds} s, ${rate:-?} exec/s," \
+        "cov: $(sed -n 's/.* cov: \([0-9]*\).*/\1/p' <<<"$last") ft: $(sed -n 's/.* ft: \([0-9]*\).*/\1/p' <<<"$last")," \
+        "corpus $(sed -n 's/.* corp: \([^ ]*\).*/\1/p' <<<"$last"), peak RSS ${rss:-?} MB"
+done
+found=$(find "$findings" -type f | sort)
+if [ -n "$found" ] || [ "$status" -ne 0 ]; then
+    echo "$target: FINDINGS (libFuzzer status $status):"
+    for file in $found; do echo "  $file"; done
+    grep -hE '^==[0-9]+==ERROR|^SUMMARY|runtime error|Fatal error|precondition' fuzz-*.log | sort -u | head -20 | sed 's/^/  /'
+    echo "  log: $work/fuzz-*.log"
+    exit 1
+fi
+echo "$target: no findings"
