@@ -67,7 +67,7 @@ let package = Package(
         // The only code that calls lcms: a context and error handler per transform build.
         .target(name: "CColorBridge", dependencies: ["CLibLCMS"]),
         // ICC profiles checked before lcms sees them, colour decisions, shared transforms to sRGB.
-        .target(name: "ColorManagement", dependencies: ["CColorBridge", "ImageDiff"]),
+        .target(name: "ColorManagement", dependencies: ["CColorBridge", "ImageDiff", "WorkerThreads"]),
         // libjpeg-turbo from Debian (libjpeg62-turbo-dev).
         .systemLibrary(
             name: "CLibJPEG",
@@ -137,7 +137,7 @@ let package = Package(
         .testTarget(name: "DeflateTests", dependencies: ["Deflate", "TestSupport"]),
         .testTarget(name: "WorkerThreadsTests", dependencies: ["WorkerThreads"]),
         .testTarget(name: "MasonryLayoutTests", dependencies: ["MasonryLayout", "TestSupport"]),
-        .testTarget(name: "ColorManagementTests", dependencies: ["ColorManagement", "PNGCodec", "JPEGCodec", "WebPCodec", "HEIFCodec", "Raster", "SeededRandom", "FuzzTargets", "TestSupport"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "ColorManagementTests", dependencies: ["ColorManagement", "WorkerThreads", "PNGCodec", "JPEGCodec", "WebPCodec", "HEIFCodec", "Raster", "SeededRandom", "FuzzTargets", "TestSupport"], resources: [.copy("Fixtures")]),
         .testTarget(name: "JPEGCodecTests", dependencies: ["JPEGCodec", "PNGCodec", "Raster", "TestSupport"], resources: [.copy("Fixtures")]),
         .testTarget(name: "WebPCodecTests", dependencies: ["WebPCodec", "PNGCodec", "Raster", "TestSupport"], resources: [.copy("Fixtures")]),
         .testTarget(name: "GIFCodecTests", dependencies: ["GIFCodec", "PNGCodec", "Raster", "TestSupport"], resources: [.copy("Fixtures")]),

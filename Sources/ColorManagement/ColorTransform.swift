@@ -1,5 +1,5 @@
 import CColorBridge
-import Synchronization
+import WorkerThreads
 
 /// How the rows handed to a transform are laid out (8 bits a sample).
 public enum ColorLayout: Sendable, Hashable {
@@ -107,13 +107,14 @@ public final class ColorTransform: Sendable {
 }
 
 /// Every transform of a run, one per distinct profile and layout, built on first use and shared
-/// by all workers. A profile lcms refuses is remembered too, so it is tried once.
+/// by all workers (`Lock`: a `Mutex` ThreadSanitizer sees). A profile lcms refuses is remembered
+/// too, so it is tried once.
 public final class ColorTransformCache: Sendable {
     private struct Key: Hashable {
         let digest: [UInt8]
         let layout: ColorLayout
     }
-    private let transforms = Mutex<[Key: Result<ColorTransform, ColorProblem>]>([:])
+    private let transforms = Lock<[Key: Result<ColorTransform, ColorProblem>]>([:])
 
     public init() {}
 

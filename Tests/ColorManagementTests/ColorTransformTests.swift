@@ -1,6 +1,6 @@
 import ColorManagement
 import Foundation
-import Synchronization
+import WorkerThreads
 import SeededRandom
 import Testing
 import TestSupport
@@ -13,7 +13,7 @@ import TestSupport
     @Test func oneTransformPerProfileForAllThreads() throws {
         let cache = ColorTransformCache()
         let profiles = try ["display-p3.icc", "adobe-rgb-1998.icc"].map { try ICCProfile(bytes: Self.fixtures.bytes($0)) }
-        let built = Mutex<[ObjectIdentifier]>([])
+        let built = Lock<[ObjectIdentifier]>([])
         DispatchQueue.concurrentPerform(iterations: 16) { index in
             let transform = try! cache.transform(for: profiles[index % 2], layout: .premultipliedRGBA8).get()
             var row = [UInt8](repeating: 200, count: 4096)
