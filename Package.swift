@@ -57,7 +57,17 @@ let package = Package(
         .target(name: "WorkerThreads", dependencies: ["CSanitizerRuntime"]),
         // The seeded generator of the tests and of the bench's corpus.
         .target(name: "SeededRandom"),
-        .target(name: "PNGCodec", dependencies: ["CPNGBridge", "CPNGFastDecode", "CLibDeflate", "CZlib", "Deflate", "WorkerThreads", "Raster"]),
+        .target(name: "PNGCodec", dependencies: ["CPNGBridge", "CPNGFastDecode", "CLibDeflate", "CZlib", "Deflate", "WorkerThreads", "Raster", "ColorManagement"]),
+        // Little CMS from Debian (liblcms2-dev).
+        .systemLibrary(
+            name: "CLibLCMS",
+            pkgConfig: "lcms2",
+            providers: [.apt(["liblcms2-dev"])]
+        ),
+        // The only code that calls lcms: a context and error handler per transform build.
+        .target(name: "CColorBridge", dependencies: ["CLibLCMS"]),
+        // ICC profiles checked before lcms sees them, colour decisions, shared transforms to sRGB.
+        .target(name: "ColorManagement", dependencies: ["CColorBridge", "ImageDiff", "WorkerThreads"]),
         // libjpeg-turbo from Debian (libjpeg62-turbo-dev).
         .systemLibrary(
             name: "CLibJPEG",
@@ -66,7 +76,7 @@ let package = Package(
         ),
         // The only code that calls libjpeg: owns every setjmp.
         .target(name: "CJPEGBridge", dependencies: ["CLibJPEG"]),
-        .target(name: "JPEGCodec", dependencies: ["CJPEGBridge", "PNGCodec", "Raster"]),
+        .target(name: "JPEGCodec", dependencies: ["CJPEGBridge", "PNGCodec", "Raster", "ColorManagement"]),
         // libwebp from Debian (libwebp-dev).
         .systemLibrary(
             name: "CLibWebP",
@@ -103,19 +113,19 @@ let package = Package(
         .target(name: "CFileAt"),
         // masonry compare's --config: a JSON reader with positions, path globs, per-pair options and rules.
         .target(name: "CompareConfig", dependencies: ["ImageDiff"]),
-        .target(name: "MasonrySheet", dependencies: ["PNGCodec", "MasonryLayout", "Raster", "BitmapText", "ThumbnailCache", "JPEGCodec", "WebPCodec", "GIFCodec", "HEIFCodec", "GalleryPage", "ImageDiff", "CompareConfig", "CFileAt", "WorkerThreads"]),
+        .target(name: "MasonrySheet", dependencies: ["ColorManagement", "PNGCodec", "MasonryLayout", "Raster", "BitmapText", "ThumbnailCache", "JPEGCodec", "WebPCodec", "GIFCodec", "HEIFCodec", "GalleryPage", "ImageDiff", "CompareConfig", "CFileAt", "WorkerThreads"]),
         .target(name: "MasonryCommand", dependencies: ["MasonrySheet", "BitmapText", "ImageDiff", "CompareConfig", "WorkerThreads"]),
         // Thumbnails kept between runs (issue #15); CRC-32 from zlib.
         .target(name: "ThumbnailCache", dependencies: ["CZlib", "WorkerThreads"]),
         .executableTarget(name: "masonry", dependencies: ["MasonryCommand", "MasonrySheet"]),
-        .executableTarget(name: "masonry-bench", dependencies: ["MasonrySheet", "PNGCodec", "JPEGCodec", "MasonryLayout", "Raster", "SeededRandom", "WorkerThreads"]),
+        .executableTarget(name: "masonry-bench", dependencies: ["ColorManagement", "MasonrySheet", "PNGCodec", "JPEGCodec", "MasonryLayout", "Raster", "SeededRandom", "WorkerThreads"]),
         .target(name: "GalleryPage", dependencies: ["BitmapText"]),
         .executableTarget(name: "gallery-page-bench", dependencies: ["GalleryPage", "PNGCodec", "HeadlessChromium"]),
         // Headless Chromium over the DevTools pipe, for gallery-page-bench and the browser tests.
         .target(name: "HeadlessChromium"),
 
         // Every parser of outside bytes as a fuzz target: libFuzzer (scripts/fuzz.sh) and FuzzReplayTests call it.
-        .target(name: "FuzzTargets", dependencies: ["PNGCodec", "JPEGCodec", "WebPCodec", "GIFCodec", "HEIFCodec", "CompareConfig", "ThumbnailCache", "MasonrySheet", "MasonryCommand"]),
+        .target(name: "FuzzTargets", dependencies: ["PNGCodec", "JPEGCodec", "WebPCodec", "GIFCodec", "HEIFCodec", "CompareConfig", "ThumbnailCache", "MasonrySheet", "MasonryCommand", "ColorManagement"]),
         // The libFuzzer driver over FuzzTargets (scripts/fuzz.sh); in an ordinary build, a replayer of files.
         .executableTarget(name: "masonry-fuzz", dependencies: ["FuzzTargets", "CSanitizerRuntime"]),
         // Declarations of the sanitizer runtimes' entry points (libFuzzer's driver, TSan's annotations); links nothing.
@@ -127,6 +137,7 @@ let package = Package(
         .testTarget(name: "DeflateTests", dependencies: ["Deflate", "TestSupport"]),
         .testTarget(name: "WorkerThreadsTests", dependencies: ["WorkerThreads"]),
         .testTarget(name: "MasonryLayoutTests", dependencies: ["MasonryLayout", "TestSupport"]),
+        .testTarget(name: "ColorManagementTests", dependencies: ["ColorManagement", "WorkerThreads", "PNGCodec", "JPEGCodec", "WebPCodec", "HEIFCodec", "Raster", "SeededRandom", "FuzzTargets", "TestSupport"], resources: [.copy("Fixtures")]),
         .testTarget(name: "JPEGCodecTests", dependencies: ["JPEGCodec", "PNGCodec", "Raster", "TestSupport"], resources: [.copy("Fixtures")]),
         .testTarget(name: "WebPCodecTests", dependencies: ["WebPCodec", "PNGCodec", "Raster", "TestSupport"], resources: [.copy("Fixtures")]),
         .testTarget(name: "GIFCodecTests", dependencies: ["GIFCodec", "PNGCodec", "Raster", "TestSupport"], resources: [.copy("Fixtures")]),

@@ -266,6 +266,16 @@ mjpg_status mjpg_decoder_read_row(mjpg_decoder *d, uint8_t *row) {
     return MJPG_OK;
 }
 
+mjpg_status mjpg_decoder_read_cmyk_row(mjpg_decoder *d, uint8_t *row) {
+    if (d->stage != 2 || d->cmyk_row == NULL) return usage(d, "read_cmyk_row needs a started CMYK decoder");
+    if (d->cinfo.output_scanline >= d->cinfo.output_height) return usage(d, "every row was already read");
+    if (setjmp(d->failure.jump)) return failed(d);
+    while (jpeg_read_scanlines(&d->cinfo, &row, 1) != 1) {
+        // Only a suspending source returns 0 rows; this one never suspends.
+    }
+    return MJPG_OK;
+}
+
 mjpg_status mjpg_decoder_finish(mjpg_decoder *d) {
     if (d->stage != 2 || d->cinfo.output_scanline < d->cinfo.output_height) {
         return usage(d, "finish needs every row read");

@@ -343,6 +343,7 @@ struct mpng_encoder {
     uint8_t *bytes;      // output buffer (fd: pending bytes; memory: everything)
     size_t count;
     size_t capacity;
+    int srgb;            // write an sRGB chunk (mpng_encoder_set_srgb)
 };
 
 static int flush_to_fd(mpng_encoder *e) {
@@ -435,9 +436,12 @@ mpng_status mpng_encoder_start(mpng_encoder *e, uint32_t width, uint32_t height,
     png_set_compression_strategy(png, strategy);
     png_set_compression_buffer_size(png, 1 << 17);
     png_set_filter(png, PNG_FILTER_TYPE_BASE, png_filter_flags(filter));
+    if (e->srgb) png_set_sRGB(png, e->info, PNG_sRGB_INTENT_PERCEPTUAL);
     png_write_info(png, e->info);
     return MPNG_OK;
 }
+
+void mpng_encoder_set_srgb(mpng_encoder *e) { e->srgb = 1; }
 
 mpng_status mpng_encoder_write_row(mpng_encoder *e, const uint8_t *row) {
     if (setjmp(png_jmpbuf(e->png))) return failed(&e->failure);

@@ -19,6 +19,9 @@ public enum FuzzTargets {
         .cacheEntry,
         .captionFormat,
         .arguments,
+        .iccProfile,
+        .pngColorChunks,
+        .jpegICC,
     ]
 
     public static func named(_ name: String) -> FuzzTarget? {

@@ -5,6 +5,9 @@ public struct DiffOptions: Sendable, Hashable {
     public var threshold: Double
     /// Count anti-aliased pixels as differing too (they are still counted in `aaPixels`).
     public var includeAA: Bool
+    /// Convert both pictures to sRGB through their colour information before comparing them
+    /// (`--color-management`); off by default, as pixelmatch compares stored samples.
+    public var colorManagement = false
 
     public init(threshold: Double = 0.1, includeAA: Bool = false) {
         self.threshold = threshold

@@ -1,4 +1,5 @@
 import CJPEGBridge
+import ColorManagement
 import PNGCodec
 import Raster
 
@@ -8,8 +9,9 @@ import Raster
 ///   `minimumWidth` × `minimumHeight` (see `scaleEighths`); the resampler does the rest.
 ///   The minimum is in *stored* orientation: swap a tile's sides for the 90° orientations.
 /// - Colour: greyscale files give `.grey8` rows; YCbCr, RGB, CMYK and YCCK give `.rgb8`
-///   (CMYK converted as Pillow does: samples read as inverted, Photoshop's convention).
-///   Colour profiles are not applied (SPEC §2).
+///   (CMYK converted as Pillow does: samples read as inverted, Photoshop's convention, or
+///   through the file's CMYK profile when a `cmykTransform` is given). RGB and grey profiles
+///   are applied by the caller, after resampling.
 /// - Limits, before anything is allocated: the stored size must pass `limits.refusal`, and
 ///   libjpeg's memory manager gets `memoryBudget` (`max_memory_to_use`): the whole-image
 ///   buffers a progressive or multi-scan file needs (its coefficients, 2 bytes a sample)
@@ -43,12 +45,17 @@ public final class JPEGDecoder: RowSource {
     private var cursor: RowCursor
     /// The row buffer, allocated by the first `nextRow()`.
     private var row: UnsafeMutableBufferPointer<UInt8>?
+    /// CMYK through a profile: the transform, and libjpeg's CMYK row.
+    private let cmykTransform: ColorTransform?
+    private var cmykRow: UnsafeMutableBufferPointer<UInt8>?
 
     /// Opens `file` for decoding to at least twice `minimumWidth` × `minimumHeight` (stored
     /// orientation; 0 × 0 gives the smallest scale, 1/8). Throws `PNGError` with a one-line reason for a
     /// file that is not a readable JPEG or is over the limits.
+    /// `cmykTransform` (an `.invertedCMYK8` transform) converts a CMYK or YCCK file's samples
+    /// through its profile; other files ignore it.
     public init(file: InputFile, limits: PNGLimits, minimumWidth: Int, minimumHeight: Int,
-                memoryBudget: Int = JPEGDecoder.defaultMemoryBudget) throws(PNGError) {
+                memoryBudget: Int = JPEGDecoder.defaultMemoryBudget, cmykTransform: ColorTransform? = nil) throws(PNGError) {
         let header = try JPEGHeader(file: file)
         if let refusal = limits.refusal(width: header.width, height: header.height) { throw refusal }
         guard let bridge = mjpg_decoder_create_fd(file.descriptor, max(memoryBudget, 0)) else {
@@ -57,6 +64,7 @@ public final class JPEGDecoder: RowSource {
         self.bridge = bridge
         self.file = file
         self.header = header
+        self.cmykTransform = header.componentCount == 4 ? cmykTransform : nil
         var info = mjpg_image_info()
         do throws(PNGError) {
             try Self.check(mjpg_decoder_read_header(bridge, &info), bridge)
@@ -79,6 +87,7 @@ public final class JPEGDecoder: RowSource {
 
     deinit {
         row?.deallocate()
+        cmykRow?.deallocate()
         mjpg_decoder_destroy(bridge)
     }
 
@@ -112,7 +121,14 @@ public final class JPEGDecoder: RowSource {
     private func readRow() throws(PNGError) -> UnsafeBufferPointer<UInt8> {
         let row = self.row ?? .allocate(capacity: outputWidth * rowFormat.bytesPerPixel)
         self.row = row
-        try Self.check(mjpg_decoder_read_row(bridge, row.baseAddress), bridge)
+        if let cmykTransform {
+            let cmykRow = self.cmykRow ?? .allocate(capacity: outputWidth * 4)
+            self.cmykRow = cmykRow
+            try Self.check(mjpg_decoder_read_cmyk_row(bridge, cmykRow.baseAddress), bridge)
+            cmykTransform.apply(cmyk: cmykRow.baseAddress!, into: row.baseAddress!, count: outputWidth)
+        } else {
+            try Self.check(mjpg_decoder_read_row(bridge, row.baseAddress), bridge)
+        }
         return UnsafeBufferPointer(row)
     }
 

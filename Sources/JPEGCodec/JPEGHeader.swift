@@ -1,3 +1,4 @@
+import ColorManagement
 import PNGCodec
 import Raster
 
@@ -10,6 +11,8 @@ import Raster
 /// (progressive) and their arithmetic-coded twins SOF9/SOF10 are accepted (what
 /// libjpeg-turbo decodes). The orientation comes from the first APP1 "Exif" segment
 /// (`ExifOrientation(tiff:)`: anything inconsistent there gives `.up`, never an error).
+/// APP2 `ICC_PROFILE` segments are gathered on the way (`ICCSegments`): a bad profile is a
+/// note in `color`, never an error.
 public struct JPEGHeader: Sendable, Hashable {
     /// Width as stored (before orientation).
     public let width: Int
@@ -21,6 +24,8 @@ public struct JPEGHeader: Sendable, Hashable {
     public let isProgressive: Bool
     /// How the stored picture is turned for display.
     public let orientation: ExifOrientation
+    /// The embedded ICC profile (APP2 `ICC_PROFILE` segments), or why it was ignored.
+    public let color: EmbeddedColor
 
     /// Width as displayed: the stored height for the 90° orientations.
     public var displayWidth: Int { orientation.swapsAxes ? height : width }
@@ -53,6 +58,7 @@ public struct JPEGHeader: Sendable, Hashable {
         reader.offset = 2
         var orientation = ExifOrientation.up
         var sawExif = false
+        var iccSegments = ICCSegments()
         var frame: (width: Int, height: Int, components: Int, progressive: Bool)?
         while true {
             let marker = try reader.nextMarker()
@@ -93,6 +99,7 @@ public struct JPEGHeader: Sendable, Hashable {
                 componentCount = frame.components
                 isProgressive = frame.progressive
                 self.orientation = orientation
+                color = iccSegments.embeddedColor()
                 return
             case 0xE1 where !sawExif && length >= 2 + 6:
                 let payload = try reader.bytes(length - 2)
@@ -100,6 +107,8 @@ public struct JPEGHeader: Sendable, Hashable {
                     sawExif = true
                     orientation = ExifOrientation(tiff: payload.dropFirst(6))
                 }
+            case 0xE2 where length >= 2 + 14:
+                iccSegments.add(try reader.bytes(length - 2))
             default:
                 break
             }

@@ -64,6 +64,7 @@ enum CommandSettings {
         options.order = try choice(.sort, in: values, as: InputOrder.self) ?? options.order
         options.reverse = parsed.flags.contains(.reverse)
         options.recursive = parsed.flags.contains(.recursive)
+        options.colorManagement = !parsed.flags.contains(.noColorManagement)
         options.jobs = try number(.jobs, in: 1...1024) ?? ProcessInfo.processInfo.activeProcessorCount
         options.maxPixels = try number(.maxPixels, in: 1...(Int(Int32.max) * Int(Int32.max))) ?? PNGLimits.defaultMaxPixels
         if let text = values[.compression] { options.compression = try parseCompression(text) }

@@ -50,6 +50,9 @@ let compareOptionTable: [OptionSpec] = [
           help: "A changed pair passes with at most n differing pixels.", defaultText: "0"),
     .init(key: .maxDiffRatio, short: nil, long: "max-diff-ratio", value: "r",
           help: "A changed pair passes with at most this ratio (0 to 1) of differing pixels.", defaultText: "0"),
+    .init(key: .colorManagement, short: nil, long: "color-management", value: nil,
+          help: "Convert both pictures to sRGB through their ICC profiles or colour chunks before comparing "
+              + "(by default stored samples are compared, as pixelmatch does).", defaultText: nil),
     .init(key: .allowResize, short: nil, long: "allow-resize", value: nil,
           help: "Judge pairs whose sizes differ by the limits instead of failing them; with the default limits (0) a "
               + "size change still fails.", defaultText: nil),
@@ -155,6 +158,7 @@ enum CompareCommand {
         }
         let base = PairOptions().applying(file.defaults).applying(commandLine)
         (options.diff, options.limits, options.ignore) = (base.diff, base.limits, base.ignore)
+        options.diff.colorManagement = parsed.flags.contains(.colorManagement)
         options.rules = file.rules
         let patterns: [String] = parsed.lists[.paths] ?? []
         options.paths = try patterns.map { (text: String) throws(UsageError) -> PathGlob in

@@ -9,12 +9,12 @@ struct OptionSpec: Sendable {
     enum Key: Sendable, Hashable {
         case output, columns, width, columnWidth, gap, columnGap, rowGap, margin, background, order, tolerance
         case maxTileAspect, sort, reverse, recursive, manifest, html, pageHeight, perPage, page, planOnly
-        case caption, fontSize, captionColor, title, sections, tileBackground, frame, enlarge
+        case caption, fontSize, captionColor, title, sections, tileBackground, frame, enlarge, noColorManagement
         case jobs, maxPixels, maxMemory, compression, cache, cacheMaxBytes, verbose
         case quiet, progress, noProgress, strict, help, version
         // masonry compare (CompareCommand.swift)
         case threshold, includeAA, maxDiffPixels, maxDiffRatio, allowResize, failOnMissing, showUnchanged, report
-        case ignore, maskDir, config, paths, updateBaseline, dryRun, junit, markdown, linkBase
+        case ignore, maskDir, config, paths, updateBaseline, dryRun, junit, markdown, linkBase, colorManagement
     }
 
     let key: Key
@@ -152,6 +152,10 @@ let optionTable: [OptionSpec] = [
               case .never: "never (own size, centred)"
               }
           }) + ".", defaultText: TileStyle().enlarge.rawValue, choices: TileStyle.EnlargeMode.words),
+    .init(key: .noColorManagement, short: nil, long: "no-color-management", value: nil,
+          help: "Draw samples as stored. By default pictures with an ICC profile (JPEG, PNG iCCP), PNG cICP, sRGB "
+              + "or gAMA/cHRM chunks are converted to sRGB (perceptual intent), and converted pages say sRGB.",
+          defaultText: nil),
     .init(key: .sort, short: nil, long: "sort", value: "key",
           help: "Input order: \(InputOrder.wordList).", defaultText: InputOrder.natural.rawValue,
           choices: InputOrder.words),

@@ -1,3 +1,4 @@
+import ColorManagement
 import Foundation
 import GalleryPage
 import MasonryLayout
@@ -32,6 +33,9 @@ public struct SheetOptions: Sendable {
     public var cache: RawPath?
     /// The cache's bound in bytes: least recently used thumbnails are evicted at the end of a run.
     public var cacheMaxBytes: Int = 1 << 30
+    /// Convert every picture with colour information to sRGB (`--no-color-management`: false,
+    /// samples as stored, byte-identical sheets to before colour management).
+    public var colorManagement = true
 
     public init(layout: LayoutConfiguration) { self.layout = layout }
 }
@@ -124,6 +128,9 @@ public enum SheetPipeline {
         for (candidate, result) in zip(candidates, headers) {
             switch result {
             case .success(let (format, header)):
+                if options.colorManagement {
+                    for problem in header.color.warnings { events(.warning(SkippedInput(path: candidate.path, reason: problem.reason))) }
+                }
                 images.append(PlannedImage(path: candidate.path, format: format, source: header, orientation: header.orientation,
                                            byteSize: candidate.byteSize))
             case .failure(let error): skipped.append(SkippedInput(path: candidate.path, reason: error.reason))
@@ -168,7 +175,8 @@ public enum SheetPipeline {
                     events(.warning(SkippedInput(path: directory, reason: "cannot use it as the cache: \(error.reason); running without it")))
                 }
             }
-            let painter = TilePainter(plan: plan, limits: limits, opener: opener, cache: cache)
+            let painter = TilePainter(plan: plan, limits: limits, opener: opener, cache: cache,
+                                      colors: options.colorManagement ? ColorTransformCache() : nil)
             let target = rows.map(PageTarget.rows) ?? .files(publisher, compression: options.compression)
             let (outcomes, written) = try PageRendering.render(
                 pages, windows: windows, plan: plan, painter: painter, target: target, jobs: options.jobs) { counter.increment() }

@@ -102,16 +102,17 @@ public final class PNGEncoder {
 
     /// Starts a PNG on an open file descriptor (not closed by the encoder). With Masonry's
     /// own compressor, `workers` groups of rows are deflated at once on other threads
-    /// (the bytes do not depend on it); zlib through libpng always uses one.
+    /// (the bytes do not depend on it); zlib through libpng always uses one. `sRGBChunk` adds
+    /// an `sRGB` chunk (perceptual intent): the pixels were converted to sRGB.
     public convenience init(fileDescriptor: Int32, width: Int, height: Int, format: PixelFormat,
                             settings: PNGEncodingSettings = .default,
-                            workers: Int = PNGEncoder.defaultWorkers) throws(PNGError) {
+                            workers: Int = PNGEncoder.defaultWorkers, sRGBChunk: Bool = false) throws(PNGError) {
         try self.init(destination: .fileDescriptor(fileDescriptor), width: width, height: height, format: format,
-                      settings: settings, workers: workers)
+                      settings: settings, workers: workers, sRGBChunk: sRGBChunk)
     }
 
     private init(destination: RunLengthPNGWriter.Destination, width: Int, height: Int, format: PixelFormat,
-                 settings: PNGEncodingSettings, workers: Int) throws(PNGError) {
+                 settings: PNGEncodingSettings, workers: Int, sRGBChunk: Bool = false) throws(PNGError) {
         self.width = width
         self.height = height
         self.format = format
@@ -121,7 +122,8 @@ public final class PNGEncoder {
         switch settings.compressor {
         case .masonryRLE:
             backend = .runLength(try RunLengthPNGWriter(destination: destination, width: width, height: height,
-                                                        format: format, filter: settings.filter, workers: workers))
+                                                        format: format, filter: settings.filter, workers: workers,
+                                                        sRGBChunk: sRGBChunk))
         case .zlib(let level, let strategy):
             guard (0...9).contains(level) else {
                 throw PNGError(.compressionLevelOutOfRange(level))
@@ -132,6 +134,7 @@ public final class PNGEncoder {
             }
             guard let bridge = created else { throw PNGError(.outOfMemory) }
             backend = .libpng(bridge)
+            if sRGBChunk { mpng_encoder_set_srgb(bridge) }
             try check(mpng_encoder_start(bridge, UInt32(width), UInt32(height), Int32(format.bytesPerPixel),
                                          Int32(level), strategy.zlibValue, settings.filter.bridgeValue))
         }

@@ -52,9 +52,9 @@ final class RunLengthPNGWriter {
     private let chunk: UnsafeMutablePointer<UInt8>
     private var chunkDataCount = 0
 
-    /// Writes the signature and IHDR. `workers` (at least 1) groups are compressed at once.
+    /// Writes the signature and IHDR (and an sRGB chunk if asked). `workers` (at least 1) groups are compressed at once.
     init(destination: Destination, width: Int, height: Int, format: PixelFormat,
-         filter: PNGEncodingSettings.Filter, workers: Int) throws(PNGError) {
+         filter: PNGEncodingSettings.Filter, workers: Int, sRGBChunk: Bool = false) throws(PNGError) {
         self.destination = destination
         self.width = width
         self.height = height
@@ -71,7 +71,8 @@ final class RunLengthPNGWriter {
         Self.storeBigEndian(0x4944_4154, at: chunk + 4)  // "IDAT"
 
         try write(PNGChunk.signature
-                  + PNGChunk.header(width: width, height: height, bitDepth: 8, colorType: format.pngColorType.rawValue))
+                  + PNGChunk.header(width: width, height: height, bitDepth: 8, colorType: format.pngColorType.rawValue)
+                  + (sRGBChunk ? PNGChunk.bytes(type: "sRGB", data: [0]) : []))
         // zlib header: CMF deflate with a 32 KiB window; FLG fastest, no dictionary (0x7801 % 31 == 0).
         try collectImageData([0x78, 0x01])
     }

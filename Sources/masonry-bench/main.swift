@@ -35,6 +35,8 @@ struct BenchOptions {
     var compareCIOnly = false
     /// Run only the round-3 formats stage (FormatsStage.swift).
     var formatsOnly = false
+    /// Run only the colour stage (ColorStage.swift).
+    var colorOnly = false
     var seed: UInt64 = 20_240_601
 }
 
@@ -60,6 +62,7 @@ func parseOptions() -> BenchOptions {
         case "--compare-ci-only": options.compareCIOnly = true
         case "--small-files-only": options.smallFilesOnly = true
         case "--formats-only": options.formatsOnly = true
+        case "--color-only": options.colorOnly = true
         case "-h", "--help":
             print("""
             usage: masonry-bench [--quick] [--json path] [--corpus dir] [--runs n] [--masonry path]
@@ -77,6 +80,7 @@ func parseOptions() -> BenchOptions {
               --small-files-only  run only the many-small-files stage (needs openclipart-png)
               --formats-only  run only the WebP, GIF, HEIC and AVIF stage (40 photos converted once by
                            scripts/make-bench-format-corpus.py; quick 12)
+              --color-only  run only the colour stage (the JPEG corpus with a Display P3 profile vs untagged)
             """)
             exit(0)
         default: fail("unknown argument \(argument) (see --help)")
@@ -454,6 +458,12 @@ do {
         for row in results where !row.note.isEmpty { print("  \(row.stage) / \(row.metric): \(row.note)") }
         exit(0)
     }
+    if options.colorOnly {
+        try benchColor(photos: photos, corpusRoot: corpusRoot, masonry: masonry, outDir: outDir, cores: cores, runs: runs)
+        printTable()
+        for row in results where !row.note.isEmpty { print("  \(row.stage) / \(row.metric): \(row.note)") }
+        exit(0)
+    }
     if options.compareOnly {
         try compareStage(masonry: masonry, root: corpusRoot, runs: runs, cores: cores, pairs: comparePairs)
         printTable()
@@ -543,6 +553,7 @@ do {
     try encodeStage(sheetPath: sheet, runs: runs, sweep: options.sweep)
     try featureStages(masonry: masonry, corpusRoot: corpusRoot, outDir: outDir, photoCount: photos.count, runs: runs)
     try benchJPEG(photos: photos, corpusRoot: corpusRoot, masonry: masonry, outDir: outDir, cores: cores, runs: runs)
+    try benchColor(photos: photos, corpusRoot: corpusRoot, masonry: masonry, outDir: outDir, cores: cores, runs: runs)
     try formatsStage(photosFolder: corpusRoot + "/photos", root: corpusRoot, masonry: masonry, outDir: outDir,
                      cores: cores, runs: runs, count: formatPhotos)
 

@@ -73,9 +73,9 @@ import TestSupport
           "version": 1,
           "sheet": {"width": 226, "height": 276, "columns": 2, "columnGap": 10, "rowGap": 10, "insets": {"top": 8, "right": 8, "bottom": 8, "left": 8}, "background": "#ffffffff"},
           "items": [
-            {"index": 0, "path": "./a.png", "sourceWidth": 100, "sourceHeight": 100, "format": "PNG", "column": 0, "x": 8, "y": 8, "width": 100, "height": 100, "image": {"x": 8, "y": 8, "width": 100, "height": 100}},
-            {"index": 1, "path": "./b.png", "sourceWidth": 100, "sourceHeight": 50, "format": "PNG", "column": 1, "x": 118, "y": 8, "width": 100, "height": 50, "image": {"x": 118, "y": 8, "width": 100, "height": 50}},
-            {"index": 2, "path": "./c.png", "sourceWidth": 50, "sourceHeight": 100, "format": "PNG", "column": 1, "x": 118, "y": 68, "width": 100, "height": 200, "image": {"x": 118, "y": 68, "width": 100, "height": 200}}
+            {"index": 0, "path": "./a.png", "sourceWidth": 100, "sourceHeight": 100, "format": "PNG", "color": "untagged", "column": 0, "x": 8, "y": 8, "width": 100, "height": 100, "image": {"x": 8, "y": 8, "width": 100, "height": 100}},
+            {"index": 1, "path": "./b.png", "sourceWidth": 100, "sourceHeight": 50, "format": "PNG", "color": "untagged", "column": 1, "x": 118, "y": 8, "width": 100, "height": 50, "image": {"x": 118, "y": 8, "width": 100, "height": 50}},
+            {"index": 2, "path": "./c.png", "sourceWidth": 50, "sourceHeight": 100, "format": "PNG", "color": "untagged", "column": 1, "x": 118, "y": 68, "width": 100, "height": 200, "image": {"x": 118, "y": 68, "width": 100, "height": 200}}
           ],
           "skipped": []
         }
@@ -159,7 +159,7 @@ import TestSupport
 enum Goldens {
     static let fixtureSheetPixels = "7f655a21f8796040c7fa2475a9515d5e3946ccf38130640a4f1688f2f0228716"
     static let fixtureSheetPNG = "909b27e52e05dc35ad864e5009915f083d93e3e012f3068d018b62dc1d6a6b0e"
-    static let fixtureManifest = "ca354d53d5a172b016529a9dd201c19500b9c89601bcbb478e711070e3b1f30c"
+    static let fixtureManifest = "0c45569a3fc61d31e2f79ad72293385d9c5b38cfe920f857ac162a7cc490ed81"
 }
 
 /// Options whose effect is only visible on the command line: progress, quiet, version,

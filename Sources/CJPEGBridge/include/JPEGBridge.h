@@ -57,6 +57,9 @@ mjpg_status mjpg_decoder_read_header(mjpg_decoder *decoder, mjpg_image_info *inf
 mjpg_status mjpg_decoder_start(mjpg_decoder *decoder, int scale_num, mjpg_image_info *info);
 /// Reads the next output row (output_width * output_channels bytes).
 mjpg_status mjpg_decoder_read_row(mjpg_decoder *decoder, uint8_t *row);
+/// For a CMYK or YCCK file: reads the next row as libjpeg gives it, C, M, Y, K
+/// (output_width * 4 bytes, Adobe's inverted samples), for a colour profile to convert.
+mjpg_status mjpg_decoder_read_cmyk_row(mjpg_decoder *decoder, uint8_t *row);
 /// Reads what follows the image data up to EOI.
 mjpg_status mjpg_decoder_finish(mjpg_decoder *decoder);
 

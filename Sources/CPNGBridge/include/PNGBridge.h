@@ -123,6 +123,8 @@ const mpng_failure *mpng_encoder_failure(const mpng_encoder *encoder);
 /// Z_FILTERED, Z_RLE...).
 mpng_status mpng_encoder_start(mpng_encoder *encoder, uint32_t width, uint32_t height,
                                int channels, int level, int strategy, mpng_filter filter);
+/// Before mpng_encoder_start: also write an sRGB chunk (perceptual intent).
+void mpng_encoder_set_srgb(mpng_encoder *encoder);
 mpng_status mpng_encoder_write_row(mpng_encoder *encoder, const uint8_t *row);
 /// Writes IEND and flushes.
 mpng_status mpng_encoder_finish(mpng_encoder *encoder);

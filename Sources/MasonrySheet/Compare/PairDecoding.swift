@@ -1,3 +1,4 @@
+import ColorManagement
 import ImageDiff
 import PNGCodec
 import Raster
@@ -45,6 +46,9 @@ protocol PairRowObserver: AnyObject {
 /// (`RowSource.nextRow()`), so each overlap row of both is at hand at once and memory stays a
 /// row of each image (a whole Adam7 image), whatever their heights.
 enum PairDecoding {
+    /// The transforms of `compare --color-management`, shared by every pair of the process.
+    static let compareTransforms = ColorTransformCache()
+
     /// The SHA-256 of the file's bytes, read in 64 KiB blocks, and its format and header,
     /// refused when over `limits`.
     static func digestAndHeader(of path: RawPath, limits: PNGLimits, opener: InputOpener) throws -> ([UInt8], ImageFormat, SourceHeader) {
@@ -78,10 +82,16 @@ enum PairDecoding {
     /// canvas; without one, only counts are made (rows below the overlap are not visited).
     static func compare(baseline: PlannedImage, current: PlannedImage, limits: PNGLimits, options: DiffOptions, ignore: IgnoreMask? = nil,
                         opener: InputOpener, observer: PairRowObserver? = nil) throws(PairFailure) -> CanvasDiff {
-        /// A full-size decoder (compare sees every stored pixel).
+        /// A full-size decoder (compare sees every stored pixel), converted to sRGB with
+        /// `--color-management` (a profile lcms refuses leaves the samples as stored).
         func open(_ image: PlannedImage, _ file: InputFile) throws(PNGError) -> any RowSource {
-            try ImageFormats.decoder(for: file, format: image.format, expected: image.source, limits: limits,
-                                     minimumWidth: image.source.width, minimumHeight: image.source.height)
+            let profile = options.colorManagement ? image.source.color.profile : nil
+            let cmyk = profile?.colorModel == .cmyk ? try? compareTransforms.transform(for: profile!, layout: .invertedCMYK8).get() : nil
+            let rows = try ImageFormats.decoder(for: file, format: image.format, expected: image.source, limits: limits,
+                                                minimumWidth: image.source.width, minimumHeight: image.source.height,
+                                                decodeTransform: cmyk)
+            guard let profile, profile.colorModel != .cmyk else { return rows }
+            return ColorConvertedRows.converting(rows, through: profile, colors: compareTransforms).rows
         }
         do {
             return try opener.withFile(baseline.path) { baselineFile in

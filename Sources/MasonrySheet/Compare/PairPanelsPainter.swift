@@ -52,7 +52,8 @@ struct PairPanelsPainter {
             return .drawn
         case let (side?, nil), let (nil, side?):
             return PicturePainter(image: side.image, limits: limits, opener: opener, underlay: underlay, enlarge: .smooth,
-                                  cache: nil).paint(side.rect, into: canvas)
+                                  cache: nil, colors: panels.options.colorManagement ? PairDecoding.compareTransforms : nil)
+                .paint(side.rect, into: canvas)
         case (nil, nil):
             return .drawn
         }

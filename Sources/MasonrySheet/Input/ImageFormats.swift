@@ -1,3 +1,4 @@
+import ColorManagement
 import GIFCodec
 import HEIFCodec
 import JPEGCodec
@@ -32,6 +33,11 @@ public struct ImageFormat: Sendable, Hashable, CustomStringConvertible {
     /// the whole image into planes), which the painting's memory budget counts; 0 for a decoder
     /// that streams rows, or holds at most its own bounded budget (JPEG's and WebP's 256 MiB).
     var wholePictureBytesPerPixel = 0
+    /// For formats whose samples must go through their profile while decoding (CMYK JPEGs: the
+    /// rows are RGB), `openDecoder` with that transform; nil when every profile is applied to
+    /// the resampled RGBA rows.
+    var openConvertingDecoder: (@Sendable (_ file: InputFile, _ limits: PNGLimits, _ minimumWidth: Int, _ minimumHeight: Int,
+                                           _ transform: ColorTransform) throws(PNGError) -> (header: SourceHeader, rows: any RowSource))?
 
     public static func == (a: ImageFormat, b: ImageFormat) -> Bool { a.name == b.name }
     public func hash(into hasher: inout Hasher) { hasher.combine(name) }
@@ -51,13 +57,17 @@ public struct SourceHeader: Sendable, Hashable {
     /// The pixels the decoder makes at full size before any crop (a HEIF's coded size, larger
     /// than its `clap`-cropped shown size); the stored size otherwise.
     public let decodedPixels: Int
+    /// The picture's colour space as the file describes it, and what converting it needs.
+    public let color: ColorDecision
 
-    public init(width: Int, height: Int, orientation: ExifOrientation = .up, frameCount: Int = 1, decodedPixels: Int? = nil) {
+    public init(width: Int, height: Int, orientation: ExifOrientation = .up, frameCount: Int = 1,
+                decodedPixels: Int? = nil, color: ColorDecision = .untagged) {
         self.width = width
         self.height = height
         self.orientation = orientation
         self.frameCount = frameCount
         self.decodedPixels = decodedPixels ?? width * height
+        self.color = color
     }
 
     /// The size as shown, which the layout uses.
@@ -73,13 +83,10 @@ public enum ImageFormats {
     static let png = ImageFormat(
         name: "PNG", folderExtensions: [".png"], decoderVersion: PNGDecoder.libraryVersion,
         matches: { prefix in prefix.first == 0x89 },
-        readHeader: { file throws(PNGError) in
-            let png = try PNGHeader(file: file)
-            return SourceHeader(width: png.width, height: png.height)
-        },
+        readHeader: { file throws(PNGError) in SourceHeader(try PNGHeader(file: file), in: file) },
         openDecoder: { file, limits, _, _ throws(PNGError) in
             let decoder = try PNGDecoder(file: file, limits: limits, compactOpaqueRows: true)
-            return (SourceHeader(width: decoder.header.width, height: decoder.header.height), decoder)
+            return (SourceHeader(decoder.header, in: file), decoder)
         })
 
     static let jpeg = ImageFormat(
@@ -88,6 +95,11 @@ public enum ImageFormats {
         readHeader: { file throws(PNGError) in SourceHeader(try JPEGHeader(file: file)) },
         openDecoder: { file, limits, minimumWidth, minimumHeight throws(PNGError) in
             let decoder = try JPEGDecoder(file: file, limits: limits, minimumWidth: minimumWidth, minimumHeight: minimumHeight)
+            return (SourceHeader(decoder.header), decoder)
+        },
+        openConvertingDecoder: { file, limits, minimumWidth, minimumHeight, transform throws(PNGError) in
+            let decoder = try JPEGDecoder(file: file, limits: limits, minimumWidth: minimumWidth, minimumHeight: minimumHeight,
+                                          cmykTransform: transform)
             return (SourceHeader(decoder.header), decoder)
         })
 
@@ -189,9 +201,14 @@ public enum ImageFormats {
 
     /// Opens a decoder for a file the header pass read as `format` with `expected`; a file
     /// that changed since then is an I/O failure (the plan was made for the old one).
+    /// With `decodeTransform` (a CMYK profile's), a format that converts while decoding does.
     static func decoder(for file: InputFile, format: ImageFormat, expected: SourceHeader, limits: PNGLimits,
-                        minimumWidth: Int, minimumHeight: Int) throws(PNGError) -> any RowSource {
-        let (header, rows) = try format.openDecoder(file, limits, minimumWidth, minimumHeight)
+                        minimumWidth: Int, minimumHeight: Int, decodeTransform: ColorTransform? = nil) throws(PNGError) -> any RowSource {
+        let (header, rows) = if let decodeTransform, let open = format.openConvertingDecoder {
+            try open(file, limits, minimumWidth, minimumHeight, decodeTransform)
+        } else {
+            try format.openDecoder(file, limits, minimumWidth, minimumHeight)
+        }
         guard header == expected else { throw PNGError(.io, "file changed while it was being read") }
         return rows
     }
@@ -210,7 +227,18 @@ extension ImageFormats {
 
 extension SourceHeader {
     init(_ jpeg: JPEGHeader) {
-        self.init(width: jpeg.width, height: jpeg.height, orientation: jpeg.orientation)
+        let model: ICCProfile.ColorModel = switch jpeg.componentCount {
+        case 1: .grey
+        case 4: .cmyk
+        default: .rgb
+        }
+        self.init(width: jpeg.width, height: jpeg.height, orientation: jpeg.orientation, color: jpeg.color.decision(for: model))
+    }
+
+    /// A PNG's header with its colour chunks (read up to the first IDAT).
+    init(_ png: PNGHeader, in file: InputFile) {
+        let model: ICCProfile.ColorModel = png.colorType == .grey || png.colorType == .greyAlpha ? .grey : .rgb
+        self.init(width: png.width, height: png.height, color: PNGColorChunks.read(file).decision(for: model))
     }
 
     init(_ gif: GIFHeader) {
@@ -218,11 +246,26 @@ extension SourceHeader {
     }
 
     init(_ webp: WebPHeader) {
-        self.init(width: webp.width, height: webp.height, orientation: webp.orientation, frameCount: webp.frameCount)
+        var color = EmbeddedColor()
+        if let profile = webp.iccProfile { color.adoptProfile(profile) }
+        if let note = webp.colorNote { color.problems.append(ColorProblem(note)) }
+        self.init(width: webp.width, height: webp.height, orientation: webp.orientation, frameCount: webp.frameCount,
+                  color: color.decision(for: .rgb))
     }
 
+    /// A HEIF's `colr`: its ICC profile, else its `nclx` primaries and transfer (with both, the
+    /// profile describes the colours, as libavif and browsers read it; `nclx`'s matrix is
+    /// libheif's business while decoding).
     init(_ heif: HEIFHeader) {
+        var color = EmbeddedColor()
+        if let profile = heif.iccProfile {
+            color.adoptProfile(profile)
+        } else if let points = heif.colourCodePoints {
+            color.cicp = CICP(primaries: UInt8(clamping: points.primaries), transfer: UInt8(clamping: points.transfer),
+                              matrix: UInt8(clamping: points.matrix), fullRange: points.fullRange)
+        }
+        if let note = heif.colorNote { color.problems.append(ColorProblem(note)) }
         self.init(width: heif.width, height: heif.height, orientation: heif.orientation, frameCount: heif.frameCount,
-                  decodedPixels: heif.codedWidth * heif.codedHeight)
+                  decodedPixels: heif.codedWidth * heif.codedHeight, color: color.decision(for: .rgb))
     }
 }

@@ -54,7 +54,7 @@ enum PageRendering {
                 do {
                     let encoder = try PNGEncoder(fileDescriptor: file.descriptor, width: plan.width, height: page.height,
                                                  format: plan.channels == 3 ? .rgb8 : .rgba8, settings: compression,
-                                                 workers: jobs)
+                                                 workers: jobs, sRGBChunk: painter.colors != nil && page.convertsColor(of: plan))
                     let pageOutcomes = try scheduler.render(into: encoder, workerCount: jobs, onTileDone: onTileDone)
                     outcomes.merge(pageOutcomes) { first, _ in first }
                     file.startWriteback()
@@ -127,4 +127,17 @@ final class RowHandoff: RowSink {
     }
 
     func finish() throws(PNGError) {}
+}
+
+extension PagePlan {
+    /// True when a picture on this page is converted to sRGB (it has a profile that is not
+    /// sRGB's): the page then says it is sRGB (a PNG `sRGB` chunk). Pages of untagged and sRGB
+    /// pictures keep the bytes they had before colour management.
+    func convertsColor(of plan: SheetPlan) -> Bool {
+        tiles.contains { tile in
+            tile.layers.contains { layer in
+                if case .picture(let image, _) = layer { plan.images[image].source.color.profile != nil } else { false }
+            }
+        }
+    }
 }

@@ -1,3 +1,4 @@
+import ColorManagement
 import MasonryLayout
 import PNGCodec
 import Raster
@@ -11,6 +12,13 @@ import ThumbnailCache
 /// With a thumbnail cache, the resampled rows (premultiplied RGBA8, before compositing) are
 /// looked up by the file's identity and the rectangle's size first; a hit replaces decoding
 /// and resampling and nothing else, so the sheet's bytes are the same either way.
+///
+/// Colour (with `colors`, the run's shared transforms): a picture with a profile (embedded,
+/// or made from CICP or PNG chunks) is converted to sRGB after resampling, on the tile's
+/// premultiplied rows, as libvips `thumbnail` does: the transform then runs on the tile's
+/// pixels, not the decoded ones (4 to 64 times fewer), and stays within the quality bar
+/// (Notes/DESIGN.md). CMYK JPEGs go through their profile while decoding (their rows are RGB).
+/// Untagged and sRGB pictures are not transformed at all.
 struct PicturePainter {
     let image: PlannedImage
     let limits: PNGLimits
@@ -18,6 +26,8 @@ struct PicturePainter {
     let underlay: RGBA8Color
     let enlarge: TileStyle.EnlargeMode
     let cache: ThumbnailCache?
+    /// The run's transforms to sRGB; nil with `--no-color-management` (samples as stored).
+    var colors: ColorTransformCache? = nil
 
     /// The version of everything of ours that decides a thumbnail's pixels (resampler, scaler
     /// choice); change it whenever any of them changes. The decoder's library version is part
@@ -27,7 +37,11 @@ struct PicturePainter {
     /// The cache key's variant: everything besides the file and the size that decides the
     /// thumbnail (our version, the decoding library's, the enlargement mode), as FNV-1a.
     var thumbnailVariant: UInt64 {
-        let text = "\(Self.thumbnailVersion) \(image.format.name) \(image.format.decoderVersion) \(enlarge == .pixelated ? "pixelated" : "smooth")"
+        var text = "\(Self.thumbnailVersion) \(image.format.name) \(image.format.decoderVersion) \(enlarge == .pixelated ? "pixelated" : "smooth")"
+        // The colour decision: pictures drawn as stored keep the keys they had before colour management.
+        if colors != nil, image.source.color.fingerprint != 0 {
+            text += " color \(image.source.color.fingerprint) intent \(ColorTransform.intent) lcms \(ColorTransform.libraryVersion)"
+        }
         return text.utf8.reduce(0xcbf2_9ce4_8422_2325) { ($0 ^ UInt64($1)) &* 0x100_0000_01b3 }
     }
 
@@ -63,8 +77,11 @@ struct PicturePainter {
         let orientation = image.orientation
         // The size the rows are resampled to: the rectangle's, turned back for a picture shown turned.
         let target = orientation.displaySize(width: rect.width, height: rect.height)
-        let source = try ImageFormats.decoder(for: file, format: image.format, expected: image.source, limits: limits,
-                                              minimumWidth: target.width, minimumHeight: target.height)
+        var color = ColorSteps(profile: colors == nil ? nil : image.source.color.profile, colors: colors)
+        let source = color.converting(try ImageFormats.decoder(for: file, format: image.format, expected: image.source,
+                                                               limits: limits, minimumWidth: target.width,
+                                                               minimumHeight: target.height, decodeTransform: color.whileDecoding))
+        var resampledScratch: [UInt8] = []
         let scaler: any RowScaler = enlarge == .pixelated && target.width >= source.width && target.height >= source.height
             ? NearestNeighbourScaler(sourceWidth: source.width, sourceHeight: source.height, targetWidth: target.width,
                                      targetHeight: target.height, sourceFormat: source.rowFormat)
@@ -73,20 +90,25 @@ struct PicturePainter {
         if orientation == .up {
             // Streamed: each resampled row goes straight into the sheet.
             try source.readRows { _, row in
-                scaler.push(row: row) { targetRow, pixels in
+                scaler.push(row: row) { targetRow, resampled in
+                    converting(resampled, by: color.afterResampling, scratch: &resampledScratch) { pixels in
                     composite(targetRow, pixels)
                     if !kept.isEmpty {
                         kept.withUnsafeMutableBufferPointer { all in
                             _ = UnsafeMutableBufferPointer(rebasing: all[(targetRow * rowBytes)...]).update(fromContentsOf: pixels)
                         }
                     }
-                }
+                } }
             }
         } else {
             // Turned: the tile is assembled in its stored orientation (memory bounded by the tile), then turned.
             var stored: [UInt8] = []
             stored.reserveCapacity(rowBytes * rect.height)
-            try source.readRows { _, row in scaler.push(row: row) { _, pixels in stored.append(contentsOf: pixels) } }
+            try source.readRows { _, row in
+                scaler.push(row: row) { _, resampled in
+                    converting(resampled, by: color.afterResampling, scratch: &resampledScratch) { stored.append(contentsOf: $0) }
+                }
+            }
             let shown = orientation.apply(to: stored, width: target.width, height: target.height)
             shown.withUnsafeBufferPointer { all in
                 for row in 0..<rect.height { composite(row, UnsafeBufferPointer(rebasing: all[(row * rowBytes)..<((row + 1) * rowBytes)])) }
@@ -94,8 +116,64 @@ struct PicturePainter {
             if !kept.isEmpty { kept = shown }
         }
         if let problem = source.trailingProblem { return .drawnWithWarning(problem.reason) }
+        if let problem = color.problem { return .drawnWithWarning(problem.reason + "; drawn as stored") }
         // Only clean decodes are kept: a warm run must warn exactly where a cold one does.
         if let cache, let key { kept.withUnsafeBufferPointer { cache.store(key, pixels: $0) } }
         return .drawn
+    }
+
+}
+
+/// `row` converted by `transform` in a copy (`scratch`), or `row` itself without a transform.
+private func converting(_ row: UnsafeBufferPointer<UInt8>, by transform: ColorTransform?, scratch: inout [UInt8],
+                        _ body: (UnsafeBufferPointer<UInt8>) -> Void) {
+    guard let transform else { return body(row) }
+    if scratch.count != row.count { scratch = [UInt8](repeating: 0, count: row.count) }
+    scratch.withUnsafeMutableBufferPointer { copy in
+        _ = copy.update(fromContentsOf: row)
+        transform.apply(copy)
+        body(UnsafeBufferPointer(copy))
+    }
+}
+
+/// Where a picture's conversion to sRGB happens: nowhere (untagged, sRGB, no colour management);
+/// while decoding (CMYK: the rows come out RGB); on the decoded rows (wide-gamut RGB profiles,
+/// whose resampled samples would miss the quality bar); or, for every other profile, on the
+/// resampled tile rows (the cheapest place: a tile has 4 to 64 times fewer pixels than the
+/// decoded picture). `problem` says why a profile lcms refused is not applied.
+private struct ColorSteps {
+    let profile: ICCProfile?
+    let colors: ColorTransformCache?
+    private(set) var whileDecoding: ColorTransform?
+    private(set) var afterResampling: ColorTransform?
+    private(set) var problem: ColorProblem?
+
+    init(profile: ICCProfile?, colors: ColorTransformCache?) {
+        self.profile = profile
+        self.colors = colors
+        if profile?.colorModel == .cmyk { whileDecoding = transform(.invertedCMYK8) }
+    }
+
+    /// Chooses the step once the decoder is open: its rows converted (wide gamut), or as they
+    /// are with `afterResampling` set.
+    mutating func converting(_ source: any RowSource) -> any RowSource {
+        guard let profile, let colors, profile.colorModel != .cmyk else { return source }
+        if profile.isWideGamut && source.rowFormat != .grey8 {
+            let (rows, refusal) = ColorConvertedRows.converting(source, through: profile, colors: colors)
+            problem = refusal
+            return rows
+        }
+        afterResampling = transform(.premultipliedRGBA8)
+        return source
+    }
+
+    private mutating func transform(_ layout: ColorLayout) -> ColorTransform? {
+        guard let profile, let colors else { return nil }
+        switch colors.transform(for: profile, layout: layout) {
+        case .success(let transform): return transform
+        case .failure(let refusal):
+            problem = refusal
+            return nil
+        }
     }
 }

@@ -1,4 +1,5 @@
 import BitmapText
+import ColorManagement
 import MasonryLayout
 import PNGCodec
 import Raster
@@ -10,6 +11,8 @@ struct TilePainter: Sendable {
     let limits: PNGLimits
     let opener: InputOpener
     let cache: ThumbnailCache?
+    /// The run's transforms to sRGB; nil with `--no-color-management`.
+    var colors: ColorTransformCache? = nil
 
     /// Paints `tile` into `canvas` (already filled with the background); the outcome is the
     /// picture's (a tile without a picture is `.drawn`).
@@ -21,7 +24,7 @@ struct TilePainter: Sendable {
             switch layer {
             case .picture(let image, let rect):
                 let painter = PicturePainter(image: plan.images[image], limits: limits, opener: opener,
-                                             underlay: plan.underlay, enlarge: plan.enlarge, cache: cache)
+                                             underlay: plan.underlay, enlarge: plan.enlarge, cache: cache, colors: colors)
                 outcome = painter.paint(rect, into: canvas)
             case .pairPanels(let panels):
                 outcome = PairPanelsPainter(panels: panels, limits: limits, opener: opener, underlay: plan.underlay).paint(into: canvas)

@@ -30,6 +30,8 @@ struct Manifest {
                                            ("sourceWidth", .int(image.width)), ("sourceHeight", .int(image.height)),
                                            ("format", .string(image.format.name))]
             if image.source.frameCount > 1 { added.append(("frames", .int(image.source.frameCount))) }
+            // The source's colour space as its file describes it (with or without --no-color-management).
+            added.append(("color", .string(image.source.color.space.manifestName)))
             if version >= 2 { added.append(("page", .int(layout.page(ofTile: tile.index) + 1))) }
             var item = try JSON(encoding: LayoutDescription.Item(tile)).inserting(added, after: "index")
             if !plan.captions.isEmpty {
