@@ -69,7 +69,9 @@ touch "$work/started"   # findings of earlier runs stay in $findings, and are no
 
 dictionary=$root/Fuzz/dictionaries/$target.dict
 [ -f "$dictionary" ] || dictionary=$root/Fuzz/dictionaries/${target%%-*}.dict
-options=(-max_total_time="$seconds" -print_final_stats=1 -timeout=10 -rss_limit_mb=$((3072 / jobs))
+# MASONRY_FUZZ_SEED (CI sets it) fixes libFuzzer's random seed, so a smoke run takes the same
+# path on every machine (it still runs for SECONDS, so a faster machine goes further); 0: random.
+options=(-seed="${MASONRY_FUZZ_SEED:-0}" -max_total_time="$seconds" -print_final_stats=1 -timeout=10 -rss_limit_mb=$((3072 / jobs))
          -artifact_prefix="$findings/")
 [ -f "$dictionary" ] && options+=(-dict="$dictionary")
 largest=$(find "$seeds" -type f -printf '%s\n' | sort -n | tail -1)

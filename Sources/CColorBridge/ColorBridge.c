@@ -68,7 +68,7 @@ static inline void model_apply(const shaper_model *m, uint8_t *pixels, size_t co
         float r = m->linear[0][pixels[0]], g = m->linear[1][pixels[1]], b = m->linear[2][pixels[2]];
         for (int c = 0; c < 3; c++) {
             float v = m->matrix[3 * c] * r + m->matrix[3 * c + 1] * g + m->matrix[3 * c + 2] * b;
-            v = v < 0 ? 0 : v > 1 ? 1 : v;
+            v = v > 0 ? (v < 1 ? v : 1) : 0;   /* NaN (a profile's curves or matrix) becomes 0: (int)NaN is undefined */
             pixels[c] = m->encode[(int)(v * MCMS_ENCODE_STEPS + 0.5f)];
         }
     }
