@@ -7,15 +7,17 @@ import WorkerThreads
 /// Paints every tile of one page and streams the page's rows to a PNG encoder, in bounded
 /// memory.
 ///
-/// The page is cut into bands of `bandRows` rows. Workers take tiles in order of their top
-/// edge and paint each tile's layers (`TilePainter`) into the bands it covers (tiles never
-/// overlap, so workers write disjoint bytes). A band is handed to the encoder thread as soon
-/// as every tile touching it is done; the encoder writes its rows and frees it. A worker does
-/// not start a tile that reaches further than `windowRows` below the first row not yet
-/// encoded, so memory is bounded by the page width times a few of the tallest tiles, whatever
-/// the number of images or the page's height (`memoryEstimate` says how much). Every pixel's
-/// value depends only on its own tile, so the bytes do not depend on the number of workers or
-/// their timing.
+/// The page is cut into bands of `bandRows` rows. Workers paint each tile's layers
+/// (`TilePainter`) into the bands it covers (tiles never overlap, so workers write disjoint
+/// bytes). A band is handed to the encoder thread as soon as every tile touching it is done;
+/// the encoder writes its rows and frees it. A worker does not start a tile that reaches
+/// further than `windowRows` below the first row not yet encoded, so memory is bounded by the
+/// page width times a few of the tallest tiles, whatever the number of images or the page's
+/// height (`memoryEstimate` says how much).
+///
+/// Among the tiles the window allows, a worker takes the costliest (`TileQueue`, by
+/// `decodingCost`). Every pixel's value depends only on its own tile, so the bytes do not
+/// depend on that order, the number of workers or their timing.
 final class BandScheduler: @unchecked Sendable {
     // @unchecked Sendable: workers and the encoder wait on `condition` (Synchronization has no
     // condition variable), so every mutable property below is read and written only while
@@ -26,7 +28,6 @@ final class BandScheduler: @unchecked Sendable {
     private let height: Int
     private let channels: Int
     private let bandRows: Int
-    private let windowRows: Int
     private let rowBytes: Int
     /// The page's bands: fixed at init, so the encoder need not read `pendingTilesPerBand`
     /// (which workers change under the lock) to know how many there are.
@@ -36,7 +37,7 @@ final class BandScheduler: @unchecked Sendable {
     private var pendingTilesPerBand: [Int32]
     private var bands: [Int: UnsafeMutablePointer<UInt8>] = [:]
     private var encodedRows = 0
-    private var nextTile = 0
+    private var queue: TileQueue
     private var stopped = false
     private var outcomes: [TileOutcome?]
     private let backgroundRow: [UInt8]
@@ -49,7 +50,6 @@ final class BandScheduler: @unchecked Sendable {
         self.height = page.height
         self.channels = plan.channels
         self.rowBytes = plan.width * plan.channels
-        self.windowRows = windowRows
         let bandRows = Self.bandRows(plan)
         self.bandRows = bandRows
         let bandCount = (page.height + bandRows - 1) / bandRows
@@ -59,10 +59,25 @@ final class BandScheduler: @unchecked Sendable {
             for band in Self.bandRange(of: tile, bandRows: bandRows) { pending[band] += 1 }
         }
         self.pendingTilesPerBand = pending
+        self.queue = TileQueue(bottoms: page.tiles.map(\.frame.maxY), costs: page.tiles.map { Self.decodingCost(of: $0, plan: plan) },
+                               windowRows: windowRows)
         self.outcomes = Array(repeating: nil, count: page.tiles.count)
         var row = [UInt8](repeating: 0, count: rowBytes)
         row.withUnsafeMutableBufferPointer { fillRow($0, with: plan.background, channels: plan.channels) }
         self.backgroundRow = row
+    }
+
+    /// What painting `tile` costs, for the order workers take tiles in: the pixels its
+    /// pictures decode (the stored size, or the coded size for HEIF), plus its own area.
+    static func decodingCost(of tile: TilePlan, plan: SheetPlan) -> Int {
+        tile.layers.reduce(tile.frame.width * tile.frame.height) { cost, layer in
+            switch layer {
+            case .picture(let image, _): cost + plan.images[image].source.decodedPixels
+            case .pairPanels(let panels):
+                cost + (panels.baseline?.image.source.decodedPixels ?? 0) + (panels.current?.image.source.decodedPixels ?? 0)
+            case .fill, .frame, .text: cost
+            }
+        }
     }
 
     /// Rows a band holds: 16, or enough for 64 KiB on narrow pages (a 1-pixel-wide page of
@@ -154,17 +169,23 @@ final class BandScheduler: @unchecked Sendable {
         }
     }
 
-    /// The next tile in top-edge order, once the window allows it, with the bands it covers
-    /// (allocated here if they are new).
+    /// The next tile from `queue` once the window allows one, with the bands it covers
+    /// (allocated here if they are new); nil when every tile is taken or painting stopped.
+    ///
+    /// No wait lasts forever: while no tile is admitted, the encoder reaches the band holding
+    /// the top edge of the highest tile left, and from there that tile is within the window
+    /// (which is at least one tile and two bands).
     private func claimNextTile() -> (Int, [Int: UnsafeMutablePointer<UInt8>])? {
         condition.lock()
         defer { condition.unlock() }
-        guard !stopped, nextTile < tiles.count else { return nil }
-        let position = nextTile
-        nextTile += 1
+        var position: Int?
+        while !stopped && !queue.isEmpty {
+            position = queue.next(encodedRows: encodedRows)
+            if position != nil { break }
+            condition.wait()
+        }
+        guard !stopped, let position else { return nil }
         let tile = tiles[position]
-        while !stopped && tile.frame.maxY - encodedRows > windowRows { condition.wait() }
-        guard !stopped else { return nil }
         var pointers: [Int: UnsafeMutablePointer<UInt8>] = [:]
         for band in Self.bandRange(of: tile, bandRows: bandRows) { pointers[band] = bandBuffer(band) }
         return (position, pointers)
@@ -224,3 +245,4 @@ private func saturatingAdd(_ a: Int, _ b: Int) -> Int {
     let (sum, overflow) = a.addingReportingOverflow(b)
     return overflow ? .max : sum
 }
+
