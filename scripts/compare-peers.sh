@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# compare-peers.sh: make the same contact sheet (1200 px wide, 4 columns, 8 px gaps and
-# margins, white background) from a folder of PNGs and/or JPEGs with masonry, libvips (pyvips
+# compare-peers.sh: make the same contact sheet (1200 px wide, 4 columns by default, 8 px gaps and
+# margins, white background) from a folder of PNG, JPEG, WebP, GIF, HEIF or AVIF images with masonry, libvips (pyvips
 # and the `vipsthumbnail` command), Pillow and ImageMagick `montage`, and print wall time, CPU
 # time and peak RSS side by side.
 #
 #   scripts/compare-peers.sh [--install] [--jpeg | --format F] [--runs N] [--corpus DIR] [--masonry PATH] [--out DIR]
+#                            [--columns N] [--tools LIST] [--quality]
 #
 # --install   apt-get install imagemagick libvips-tools time; pip install pyvips pillow pillow-heif
 # --jpeg      corpus default becomes .build/bench-corpus/jpeg (masonry-bench's JPEG corpus)
@@ -13,6 +14,10 @@
 # --corpus    folder of *.png, *.jpg, *.jpeg, *.webp, *.gif, *.heic, *.heif, *.avif (any case)
 #             [.build/bench-corpus/photos]
 # --masonry   the masonry executable [.build/release/masonry]
+# --columns   columns of the sheet [4]: 290 px tiles; 8 gives 141, 2 gives 588
+# --tools     which to run, comma-separated [masonry,pyvips,vipsthumbnail,pillow,montage]
+# --quality   also print each sheet's tiles' PSNR against Pillow's full-size decode resized with
+#             Lanczos (scripts/peer-tile-quality.py; the tiles' places from masonry's manifest)
 # Each tool runs once to warm the page cache, then N times [3]; the median is printed.
 # Layouts: masonry, pyvips, vipsthumbnail and Pillow place tiles with SPEC §1's shortest-column
 # rule (the Python layout below, sizes read from the PNG IHDR or JPEG SOF header), so they draw
@@ -27,6 +32,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 install=0; runs=3; corpus=""; jpeg=0; format=""; masonry=""; out=/tmp/compare-peers
+columns=4; tools=masonry,pyvips,vipsthumbnail,pillow,montage; quality=0
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --install) install=1 ;;
@@ -36,7 +42,10 @@ while [[ $# -gt 0 ]]; do
     --corpus) corpus="$2"; shift ;;
     --masonry) masonry="$2"; shift ;;
     --out) out="$2"; shift ;;
-    -h|--help) sed -n '2,25p' "$0"; exit 0 ;;
+    --columns) columns="$2"; shift ;;
+    --tools) tools="$2"; shift ;;
+    --quality) quality=1 ;;
+    -h|--help) sed -n '2,30p' "$0"; exit 0 ;;
     *) echo "compare-peers: unknown argument $1" >&2; exit 64 ;;
   esac
   shift
@@ -49,6 +58,10 @@ if [[ -z "$corpus" ]]; then
 fi
 [[ -x "${masonry:-}" ]] || { echo "compare-peers: build masonry first (swift build -c release --product masonry)" >&2; exit 1; }
 [[ -d "$corpus" ]] || { echo "compare-peers: no corpus at $corpus (run masonry-bench first)" >&2; exit 1; }
+[[ "$columns" =~ ^[1-9][0-9]*$ ]] || { echo "compare-peers: --columns takes a positive number" >&2; exit 64; }
+tile=$(( (1200 - 16 - 8 * (columns - 1)) / columns ))
+(( tile > 0 )) || { echo "compare-peers: $columns columns do not fit 1200 px" >&2; exit 64; }
+wants() { [[ ",$tools," == *",$1,"* ]]; }
 
 if [[ $install == 1 ]]; then
   DEBIAN_FRONTEND=noninteractive apt-get install -y imagemagick libvips-tools time >/dev/null
@@ -61,8 +74,8 @@ cores=$(nproc)
 cat > "$out/peer_sheet.py" <<'PY'
 import os, shutil, subprocess, sys
 from concurrent.futures import ThreadPoolExecutor
-lib, folder, output = sys.argv[1], sys.argv[2], sys.argv[3]
-W, N, GAP, M, ASPECT = 1200, 4, 8, 8, 4
+lib, folder, output, N = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+W, GAP, M, ASPECT = 1200, 8, 8, 4
 EXTENSIONS = ('.png', '.jpg', '.jpeg', '.webp', '.gif', '.heic', '.heif', '.avif')
 files = sorted(os.path.join(folder, f) for f in os.listdir(folder) if f.lower().endswith(EXTENSIONS))
 avail = W - 2 * M - GAP * (N - 1); base, extra = divmod(avail, N)
@@ -187,27 +200,39 @@ row() {
   printf '%-34s %9s %9s %9s %10s  %s\n' "$name" "$wall" "$cpu" "$rss" \
     "$(awk -v b="$(du -sb "$file" 2>/dev/null | cut -f1)" 'BEGIN {printf "%.1f", b / 1e6}')" "$settings"
 }
-row masonry "own RLE deflate, Up filter" "$out/masonry.png" "$masonry" "$corpus" -o "$out/masonry.png" -q
-if command -v vips >/dev/null && python3 -c 'import pyvips' 2>/dev/null; then
-  row "libvips $(vips --version | cut -d- -f2) (pyvips)" "thumbnail, pngsave default" "$out/vips.png" python3 "$out/peer_sheet.py" vips "$corpus" "$out/vips.png"
+echo "sheet: 1200 px wide, $columns columns of $tile px"
+sheets=()
+if wants masonry; then
+  row masonry "own RLE deflate, Up filter" "$out/masonry.png" "$masonry" "$corpus" -c "$columns" -o "$out/masonry.png" -q
+  sheets+=("$out/masonry.png")
+fi
+if ! wants pyvips; then :
+elif command -v vips >/dev/null && python3 -c 'import pyvips' 2>/dev/null; then
+  row "libvips $(vips --version | cut -d- -f2) (pyvips)" "thumbnail, pngsave default" "$out/vips.png" python3 "$out/peer_sheet.py" vips "$corpus" "$out/vips.png" "$columns"
+  sheets+=("$out/vips.png")
 else
   echo "libvips: not installed (use --install)"
 fi
-if command -v vipsthumbnail >/dev/null && python3 -c 'import pyvips' 2>/dev/null; then
+if ! wants vipsthumbnail; then :
+elif command -v vipsthumbnail >/dev/null && python3 -c 'import pyvips' 2>/dev/null; then
   vt="vipsthumbnail $(vips --version | cut -d- -f2)"
-  row "$vt tiles only" "-s 290x1160, xargs -P $cores, .v tiles" "$out/vipsthumbnail-tiles" \
-    python3 "$out/peer_sheet.py" vipsthumbnail-tiles "$corpus" "$out/vipsthumbnail-tiles"
+  row "$vt tiles only" "-s ${tile}x$((4 * tile)), xargs -P $cores, .v tiles" "$out/vipsthumbnail-tiles" \
+    python3 "$out/peer_sheet.py" vipsthumbnail-tiles "$corpus" "$out/vipsthumbnail-tiles" "$columns"
   row "$vt + vips sheet" "same tiles, insert, pngsave default" "$out/vipsthumbnail.png" \
-    python3 "$out/peer_sheet.py" vipsthumbnail "$corpus" "$out/vipsthumbnail.png"
+    python3 "$out/peer_sheet.py" vipsthumbnail "$corpus" "$out/vipsthumbnail.png" "$columns"
+  sheets+=("$out/vipsthumbnail.png")
 else
   echo "vipsthumbnail: not installed (use --install)"
 fi
-if python3 -c 'import PIL' 2>/dev/null; then
-  row "Pillow $(python3 -c 'import PIL; print(PIL.__version__)') ($cores threads)" "LANCZOS, save default (6, adaptive)" "$out/pillow.png" python3 "$out/peer_sheet.py" pillow "$corpus" "$out/pillow.png"
+if ! wants pillow; then :
+elif python3 -c 'import PIL' 2>/dev/null; then
+  row "Pillow $(python3 -c 'import PIL; print(PIL.__version__)') ($cores threads)" "LANCZOS, save default (6, adaptive)" "$out/pillow.png" python3 "$out/peer_sheet.py" pillow "$corpus" "$out/pillow.png" "$columns"
+  sheets+=("$out/pillow.png")
 else
   echo "Pillow: not installed (use --install)"
 fi
-if command -v montage >/dev/null; then
+if ! wants montage; then :
+elif command -v montage >/dev/null; then
   # Debian's ImageMagick policy caps its pixel cache at 256 MiB of memory and 1 GiB of disk,
   # which a few hundred large photos exceed ("cache resources exhausted"): give it room.
   mkdir -p "$out/magick"
@@ -225,8 +250,13 @@ POLICY
   mapfile -d '' images < <(find "$corpus" -maxdepth 1 -type f \( -iname '*.png' -o -iname '*.jpg' -o -iname '*.jpeg' \
     -o -iname '*.webp' -o -iname '*.gif' -o -iname '*.heic' -o -iname '*.heif' -o -iname '*.avif' \) -print0 | sort -z)
   # jpeg:size lets libjpeg decode at a DCT scale still at least twice the cell (PNG ignores it).
-  row "ImageMagick $(montage -version | head -1 | awk '{print $3}') montage" "grid 4x, 290x290 cells, jpeg:size 580x580" "$out/montage.png" \
-    montage -define jpeg:size=580x580 "${images[@]}" -tile 4x -geometry 290x290+4+4 -background white "$out/montage.png"
+  row "ImageMagick $(montage -version | head -1 | awk '{print $3}') montage" "grid ${columns}x, ${tile}x$tile cells, jpeg:size $((2 * tile))x$((2 * tile))" "$out/montage.png" \
+    montage -define jpeg:size=$((2 * tile))x$((2 * tile)) "${images[@]}" -tile "${columns}x" -geometry "${tile}x$tile+4+4" -background white "$out/montage.png"
 else
   echo "ImageMagick: not installed (use --install)"
+fi
+if [[ $quality == 1 && ${#sheets[@]} -gt 0 ]]; then
+  "$masonry" "$corpus" -c "$columns" -o "$out/layout.png" -q --plan-only --manifest "$out/layout.json"
+  echo "tiles against Pillow's full-size decode, Lanczos (scripts/peer-tile-quality.py):"
+  python3 scripts/peer-tile-quality.py "$out/layout.json" "${sheets[@]}"
 fi
