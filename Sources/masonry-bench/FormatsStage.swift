@@ -76,23 +76,24 @@ func formatsStage(photosFolder: String, root: String, masonry: String, outDir: S
         guard !paths.isEmpty else { throw BenchError("formats: no files in \(folder)") }
         let pixels = paths.reduce(0) { $0 + ((try? decodeFullSize($1)) ?? 0) }   // also the warm-up
         _ = try runChild(masonry, [folder, "-o", outDir + "/\(entry.folder)-sheet.png", "--page-height", "0", "-q"])
-        var ratios: [Double] = [], floors: [Double] = [], sheets: [Double] = [], rss: [Int] = []
+        var ratios: [Double] = [], cpuRatios: [Double] = [], floors: [Double] = [], sheets: [Double] = [], rss: [Int] = []
         for _ in 0..<runs {
-            let start = now()
+            let start = now(), startCPU = processCPUSeconds()
             _ = parallelMap(count: paths.count, jobs: cores) { _ = try? decodeFullSize(paths[$0]) }
-            let floor = now() - start
+            let floor = now() - start, floorCPU = processCPUSeconds() - startCPU
             let sheet = try runChild(masonry, [folder, "-o", outDir + "/\(entry.folder)-sheet.png", "--page-height", "0", "-q"])
             guard sheet.exitStatus == 0 else { throw BenchError("masonry (\(entry.folder)) exited with \(sheet.exitStatus)") }
             floors.append(floor); sheets.append(sheet.wallSeconds); rss.append(sheet.peakRSSBytes)
             ratios.append(sheet.wallSeconds / floor)
+            cpuRatios.append(sheet.cpuSeconds / floorCPU)
         }
         let ratio = Stats(samples: ratios), floor = Stats(samples: floors), sheet = Stats(samples: sheets)
         record(ResultRow(stage: "\(entry.folder)", metric: "masonry ÷ \(entry.formatName) floor, wall (same round)",
                          value: ratio.median, unit: "×", spread: ratio.spreadPercent, goal: "≤ \(entry.goal)",
                          pass: ratio.median <= entry.goal,
-                         note: String(format: "%d files, %.1f MP; floor %.2f s (%.1f MP/s), masonry %.2f s; peak RSS %.1f MiB; per round: %@",
+                         note: String(format: "%d files, %.1f MP; floor %.2f s (%.1f MP/s), masonry %.2f s; CPU time masonry ÷ floor %.3f; peak RSS %.1f MiB; per round: %@",
                                       paths.count, Double(pixels) / 1e6, floor.median, Double(pixels) / 1e6 / floor.median,
-                                      sheet.median, Double(rss.max() ?? 0) / 1_048_576,
+                                      sheet.median, Stats(samples: cpuRatios).median, Double(rss.max() ?? 0) / 1_048_576,
                                       ratios.map { String(format: "%.3f", $0) }.joined(separator: " "))))
     }
     guard known.contains("HEIF") else { return }
