@@ -23,5 +23,6 @@ import TestSupport
         #expect(converted.status == 0, "\(converted.standardError)")
         let text = try String(contentsOfFile: report, encoding: .utf8)
         #expect(text.contains("\"status\": \"unchanged\""), "\(text)")
+        #expect(text.contains("\"colorManagement\": true}"), "the report says the sides were converted: \(text.prefix(200))")
     }
 }

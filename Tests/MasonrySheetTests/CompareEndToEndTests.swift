@@ -135,7 +135,7 @@ import Glibc
         let options = run.report["options"] as? [String: Any]
         #expect(options?["threshold"] as? Double == 0.1 && options?["includeAA"] as? Bool == false)
         #expect(run.reportText.hasPrefix("{\n  \"version\": 1,\n  \"options\": {\"threshold\": 0.1, \"includeAA\": false, "
-                                         + "\"maxDiffPixels\": 0, \"maxDiffRatio\": 0.0},\n"))
+                                         + "\"maxDiffPixels\": 0, \"maxDiffRatio\": 0.0, \"colorManagement\": false},\n"))
 
         // Fields of each kind of item.
         let corrupt = try #require(run.item("broken/base-corrupt.png"))

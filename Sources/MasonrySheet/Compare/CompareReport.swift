@@ -16,6 +16,7 @@ struct CompareReport {
         let optionsJSON = JSON.object([
             ("threshold", .number(options.diff.threshold)), ("includeAA", .bool(options.diff.includeAA)),
             ("maxDiffPixels", .int(options.limits.maxDiffPixels)), ("maxDiffRatio", .number(options.limits.maxDiffRatio)),
+            ("colorManagement", .bool(options.diff.colorManagement)),
         ])
         let counts = PairStatus.allCases.map { ($0.rawValue, JSON.int(summary.counts[$0] ?? 0)) }
         let summaryJSON = JSON.object(counts + [("failed", .int(summary.failed))])
