@@ -7,7 +7,7 @@
 #   scripts/compare-peers.sh [--install] [--jpeg | --format F] [--runs N] [--corpus DIR] [--masonry PATH] [--out DIR]
 #                            [--columns N] [--tools LIST] [--quality]
 #
-# --install   apt-get install imagemagick libvips-tools time; pip install pyvips pillow pillow-heif
+# --install   apt-get install imagemagick libvips-tools time; pip install pyvips pillow pillow-heif numpy
 # --jpeg      corpus default becomes .build/bench-corpus/jpeg (masonry-bench's JPEG corpus)
 # --format F  corpus default becomes .build/bench-corpus/formats/F, F one of webp, gif, heic,
 #             heic-thumbnails, avif (masonry-bench --formats-only makes them)
@@ -65,7 +65,7 @@ wants() { [[ ",$tools," == *",$1,"* ]]; }
 
 if [[ $install == 1 ]]; then
   DEBIAN_FRONTEND=noninteractive apt-get install -y imagemagick libvips-tools time >/dev/null
-  python3 -m pip install --quiet pyvips pillow pillow-heif
+  python3 -m pip install --quiet pyvips pillow pillow-heif numpy
 fi
 mkdir -p "$out"
 cores=$(nproc)
