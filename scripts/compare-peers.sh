@@ -20,8 +20,9 @@
 #             Lanczos (scripts/peer-tile-quality.py; the tiles' places from masonry's manifest)
 # Each tool runs once to warm the page cache, then N times [3]; the median is printed.
 # Layouts: masonry, pyvips, vipsthumbnail and Pillow place tiles with SPEC §1's shortest-column
-# rule (the Python layout below, sizes read from the PNG IHDR or JPEG SOF header), so they draw
-# the same sheet; montage can only make a grid (-tile 4x, 290×290 cells), which does the same
+# rule (the Python layout below, sizes from the PNG IHDR or JPEG SOF header, other formats' from
+# Pillow), so they draw the same sheet; montage can only make a grid (-tile Nx, square cells of
+# the tile width), which does the same
 # decoding, resizing and encoding work. Every JPEG peer shrinks on load (decodes at a DCT scale):
 # libvips `thumbnail`, Pillow `draft` to twice the tile (as its `thumbnail` does), montage
 # `-define jpeg:size`. `vipsthumbnail` runs over the folder with one size, in batches on all
@@ -45,7 +46,7 @@ while [[ $# -gt 0 ]]; do
     --columns) columns="$2"; shift ;;
     --tools) tools="$2"; shift ;;
     --quality) quality=1 ;;
-    -h|--help) sed -n '2,30p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,31p' "$0"; exit 0 ;;
     *) echo "compare-peers: unknown argument $1" >&2; exit 64 ;;
   esac
   shift
