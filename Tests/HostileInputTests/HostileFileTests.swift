@@ -235,7 +235,8 @@ extension HostileCase {
         },
         .init(name: "width-2^31-1-raised.png", outcome: .skipped("over the 1048576-pixel width limit"),
               extraArguments: ["--max-pixels", "4294967294"]) { Sample.header(width: 0x7FFF_FFFF, height: 2) },
-        .init(name: "bomb-50000-interlaced-raised.png", outcome: .skipped("truncated image data"),
+        // Interlaced, libpng would decode it whole: 10 GB, refused from the header before anything is allocated.
+        .init(name: "bomb-50000-interlaced-raised.png", outcome: .skipped("image needs more decoding memory than the budget allows"),
               extraArguments: ["--max-pixels", "2500000000"]) { Sample.bomb(interlaced: true) },
         .init(name: "tall-1x20000.png", outcome: .drawn) { PNGBytes.solid(width: 1, height: 20_000, Sample.hostileColor) },
         .init(name: "wide-20000x1.png", outcome: .drawn) { PNGBytes.solid(width: 20_000, height: 1, Sample.hostileColor) },

@@ -106,22 +106,72 @@ import TestSupport
         #expect(["changed", "unchanged"].contains(mixed["status"] as? String), "\(mixed)")
     }
 
-    /// A decoder that holds a whole picture (libheif) is counted in the painting's memory
-    /// budget: the page's `workers` largest such pictures; row-streaming ones are not.
+    /// A decoder that holds a whole picture is counted in the painting's memory budget: the
+    /// page's `workers` largest such pictures (`SourceHeader.wholePictureBytes`); row-streaming
+    /// ones are not.
     @Test func wholePictureDecodersAreCountedInTheMemoryBudget() throws {
         let options = SheetOptions(layout: try LayoutConfiguration(width: 400, columns: 2))
         let sizes = [(4000, 3000), (1000, 800), (2000, 1000)]
-        func estimate(_ format: ImageFormat, workers: Int) throws -> Int {
+        func estimate(bytesPerPixel: Int, workers: Int) throws -> Int {
             let images = sizes.map { width, height in
-                PlannedImage(path: RawPath("x"), format: format, source: SourceHeader(width: width, height: height),
+                PlannedImage(path: RawPath("x"), format: ImageFormats.png,
+                             source: SourceHeader(width: width, height: height, wholePictureBytes: width * height * bytesPerPixel),
                              orientation: .up, byteSize: 0)
             }
             let plan = try Planner.plan(images: images, options: options, output: RawPath("s.png"))
             return BandScheduler.memoryEstimate(page: plan.pages[0], plan: plan, workers: workers, windowRows: 64)
         }
-        #expect(ImageFormats.all.filter { $0.wholePictureBytesPerPixel > 0 }.map(\.name) == ["GIF", "HEIF", "AVIF"])
-        #expect(try estimate(ImageFormats.heif, workers: 1) - estimate(ImageFormats.png, workers: 1) == 4000 * 3000 * 8)
-        #expect(try estimate(ImageFormats.heif, workers: 2) - estimate(ImageFormats.png, workers: 2) == (4000 * 3000 + 2000 * 1000) * 8)
+        #expect(try estimate(bytesPerPixel: 8, workers: 1) - estimate(bytesPerPixel: 0, workers: 1) == 4000 * 3000 * 8)
+        #expect(try estimate(bytesPerPixel: 8, workers: 2) - estimate(bytesPerPixel: 0, workers: 2) == (4000 * 3000 + 2000 * 1000) * 8)
+        // A header may claim any size: the product saturates rather than overflows.
+        #expect(SourceHeader.saturatingProduct(Int.max / 2, 4, 8) == .max)
+    }
+
+    /// What each format's header says its decoder holds whole: libheif's planes (8 bytes a coded
+    /// pixel), an interlaced PNG's image (4 bytes a pixel) or GIF first frame's indices (1);
+    /// nothing for the formats and files that stream.
+    @Test func wholePictureBytesComeFromEachHeader() throws {
+        let folder = TemporaryFolder()
+        func header(_ bytes: [UInt8], _ name: String) throws -> SourceHeader {
+            try Self.write(bytes, to: folder.file(name))
+            return try ImageFormats.header(of: InputFile(path: folder.file(name)), limits: PNGLimits()).1
+        }
+        for format in ImageFormats.all {
+            let source = try header(try Self.sample(of: format), "sample" + format.folderExtensions[0])
+            // Pillow writes GIFs interlaced: the sample's first frame, the whole screen, is held.
+            let expected = switch format.name {
+            case "HEIF", "AVIF": source.decodedPixels * 8
+            case "GIF": source.width * source.height
+            default: 0
+            }
+            #expect(source.wholePictureBytes == expected, "\(format): \(source.wholePictureBytes)")
+        }
+        let interlacedPNG = PNGBytes.signature + PNGBytes.ihdr(width: 300, height: 200, interlace: 1) + PNGBytes.chunk("IEND")
+        #expect(try header(interlacedPNG, "i.png").wholePictureBytes == 300 * 200 * 4)
+        let plainPNG = PNGBytes.signature + PNGBytes.ihdr(width: 300, height: 200) + PNGBytes.chunk("IEND")
+        #expect(try header(plainPNG, "p.png").wholePictureBytes == 0)
+        // GIF89a, a 40×30 screen without a palette, then a 20×10 image at (5, 5), interlaced or not.
+        func gif(flags: UInt8) -> [UInt8] {
+            Array("GIF89a".utf8) + [40, 0, 30, 0, 0, 0, 0] + [0x2C, 5, 0, 5, 0, 20, 0, 10, 0, flags] + [2, 2, 0x4C, 0x01, 0] + [0x3B]
+        }
+        #expect(try header(gif(flags: 0x40), "i.gif").wholePictureBytes == 20 * 10)
+        #expect(try header(gif(flags: 0), "p.gif").wholePictureBytes == 0)
+    }
+
+    /// An interlaced PNG too large to decode whole (12000×12000: 144 MP, within --max-pixels,
+    /// 576 MB at 4 bytes a pixel) is skipped from its header; the same size not interlaced
+    /// streams, so its header passes (its missing image data is what stops it).
+    @Test func anInterlacedPNGOverTheWholePictureBudgetIsSkippedFromItsHeader() throws {
+        #expect(12000 * 12000 <= PNGLimits.defaultMaxPixels && 12000 * 12000 * 4 > ImageFormats.wholePictureBudget)
+        let folder = TemporaryFolder()
+        for (name, interlace) in [("interlaced.png", UInt8(1)), ("plain.png", UInt8(0))] {
+            try Self.write(PNGBytes.signature + PNGBytes.ihdr(width: 12000, height: 12000, interlace: interlace) + PNGBytes.chunk("IEND"),
+                           to: folder.file(name))
+        }
+        let run = try MasonryExecutable.run(["interlaced.png", "plain.png", "-o", "s.png"], in: folder.path)
+        #expect(run.errorLines.contains("masonry: skipped interlaced.png: image needs more decoding memory than the budget allows"),
+                "\(run.standardError)")
+        #expect(!run.standardError.contains("plain.png: image needs more decoding memory"), "\(run.standardError)")
     }
 
     /// A picture whose decoder would hold more than the whole-picture budget is skipped from its

@@ -29,10 +29,6 @@ public struct ImageFormat: Sendable, Hashable, CustomStringConvertible {
     /// with the header it read, so a file changed since the header pass is noticed.
     let openDecoder: @Sendable (_ file: InputFile, _ limits: PNGLimits, _ minimumWidth: Int, _ minimumHeight: Int)
         throws(PNGError) -> (header: SourceHeader, rows: any RowSource)
-    /// The bytes per stored pixel the decoder holds at once for a whole picture (libheif decodes
-    /// the whole image into planes), which the painting's memory budget counts; 0 for a decoder
-    /// that streams rows, or holds at most its own bounded budget (JPEG's and WebP's 256 MiB).
-    var wholePictureBytesPerPixel = 0
     /// For formats whose samples must go through their profile while decoding (CMYK JPEGs: the
     /// rows are RGB), `openDecoder` with that transform; nil when every profile is applied to
     /// the resampled RGBA rows.
@@ -57,17 +53,30 @@ public struct SourceHeader: Sendable, Hashable {
     /// The pixels the decoder makes at full size before any crop (a HEIF's coded size, larger
     /// than its `clap`-cropped shown size); the stored size otherwise.
     public let decodedPixels: Int
+    /// The bytes the decoder holds at once for the whole picture, which the painting's memory
+    /// budget counts: libheif's planes, an interlaced PNG's image or GIF frame's indices; 0 for a
+    /// decoder that streams rows or holds at most its own bounded budget (JPEG's and WebP's
+    /// 256 MiB). Saturates rather than overflows: a header may claim any size.
+    public let wholePictureBytes: Int
     /// The picture's colour space as the file describes it, and what converting it needs.
     public let color: ColorDecision
 
     public init(width: Int, height: Int, orientation: ExifOrientation = .up, frameCount: Int = 1,
-                decodedPixels: Int? = nil, color: ColorDecision = .untagged) {
+                decodedPixels: Int? = nil, wholePictureBytes: Int = 0, color: ColorDecision = .untagged) {
         self.width = width
         self.height = height
         self.orientation = orientation
         self.frameCount = frameCount
         self.decodedPixels = decodedPixels ?? width * height
+        self.wholePictureBytes = wholePictureBytes
         self.color = color
+    }
+
+    /// `a * b * c`, or `Int.max` when that overflows.
+    static func saturatingProduct(_ a: Int, _ b: Int, _ c: Int) -> Int {
+        let (ab, first) = a.multipliedReportingOverflow(by: b)
+        let (abc, second) = ab.multipliedReportingOverflow(by: c)
+        return first || second ? .max : abc
     }
 
     /// The size as shown, which the layout uses.
@@ -121,10 +130,7 @@ public enum ImageFormats {
         openDecoder: { file, limits, _, _ throws(PNGError) in
             let decoder = try GIFDecoder(file: file, limits: limits)
             return (SourceHeader(decoder.header), decoder)
-        },
-        // An interlaced first frame is held whole, one index a pixel.
-        wholePictureBytesPerPixel: 1)
-
+        })
 
     /// HEIC/HEIF and AVIF share one decoder (libheif) and one header reader; the brands of
     /// `ftyp` tell them apart. libheif applies `irot`/`imir`/`clap`, so the header's size is the
@@ -140,9 +146,7 @@ public enum ImageFormats {
             openDecoder: { file, limits, minimumWidth, minimumHeight throws(PNGError) in
                 let decoder = try HEIFDecoder(file: file, limits: limits, minimumWidth: minimumWidth, minimumHeight: minimumHeight)
                 return (SourceHeader(decoder.header), decoder)
-            },
-            // libheif's decoded planes and the interleaved 8-bit copy (16-bit samples at most).
-            wholePictureBytesPerPixel: 8)
+            })
     }
 
     /// Every format, in the order their signatures are tried.
@@ -173,7 +177,7 @@ public enum ImageFormats {
         words.count < 2 ? words.joined() : words.dropLast().joined(separator: ", ") + " \(conjunction) " + words.last!
     }
 
-    /// The most bytes one whole-picture decoder may hold (`wholePictureBytesPerPixel`): 512 MiB,
+    /// The most bytes one whole-picture decoder may hold (`SourceHeader.wholePictureBytes`): 512 MiB,
     /// a 64-megapixel HEIC. Larger pictures are refused from their header, so one file can only be
     /// skipped, never make the whole run's memory estimate fail.
     static let wholePictureBudget = 512 << 20
@@ -184,7 +188,7 @@ public enum ImageFormats {
         let format = try format(of: file)
         let header = try format.readHeader(file)
         if let refusal = limits.refusal(width: header.width, height: header.height) { throw refusal }
-        if header.decodedPixels * format.wholePictureBytesPerPixel > wholePictureBudget {
+        if header.wholePictureBytes > wholePictureBudget {
             throw PNGError(.limitExceeded, "image needs more decoding memory than the budget allows")
         }
         return (format, header)
@@ -236,13 +240,20 @@ extension SourceHeader {
     }
 
     /// A PNG's header with its colour chunks (read up to the first IDAT).
+    /// An interlaced PNG is decoded whole (libpng), at most 4 bytes a pixel as the rows are
+    /// delivered (RGBA; the header alone cannot tell whether a tRNS chunk adds alpha).
     init(_ png: PNGHeader, in file: InputFile) {
         let model: ICCProfile.ColorModel = png.colorType == .grey || png.colorType == .greyAlpha ? .grey : .rgb
-        self.init(width: png.width, height: png.height, color: PNGColorChunks.read(file).decision(for: model))
+        self.init(width: png.width, height: png.height,
+                  wholePictureBytes: png.isInterlaced ? Self.saturatingProduct(png.width, png.height, 4) : 0,
+                  color: PNGColorChunks.read(file).decision(for: model))
     }
 
+    /// An interlaced first frame is held whole, one index a pixel.
     init(_ gif: GIFHeader) {
-        self.init(width: gif.width, height: gif.height, frameCount: gif.frameCount)
+        let frame = gif.firstFrame
+        self.init(width: gif.width, height: gif.height, frameCount: gif.frameCount,
+                  wholePictureBytes: frame.isInterlaced ? Self.saturatingProduct(frame.width, frame.height, 1) : 0)
     }
 
     init(_ webp: WebPHeader) {
@@ -265,7 +276,9 @@ extension SourceHeader {
                               matrix: UInt8(clamping: points.matrix), fullRange: points.fullRange)
         }
         if let note = heif.colorNote { color.problems.append(ColorProblem(note)) }
+        // libheif's decoded planes and the interleaved 8-bit copy (16-bit samples at most).
         self.init(width: heif.width, height: heif.height, orientation: heif.orientation, frameCount: heif.frameCount,
-                  decodedPixels: heif.codedWidth * heif.codedHeight, color: color.decision(for: .rgb))
+                  decodedPixels: heif.codedWidth * heif.codedHeight,
+                  wholePictureBytes: Self.saturatingProduct(heif.codedWidth, heif.codedHeight, 8), color: color.decision(for: .rgb))
     }
 }

@@ -110,7 +110,7 @@ final class BandScheduler: @unchecked Sendable {
     /// An upper bound of the bytes that painting `page` holds at once with `workers` threads
     /// and `windowRows` rows in bands at once: those rows, plus each worker's decoder row
     /// and resampler buffers for the widest image and tile, and the whole pictures that
-    /// decoders holding them (`ImageFormat.wholePictureBytesPerPixel`) may hold at once: the
+    /// decoders holding them (`SourceHeader.wholePictureBytes`) may hold at once: the
     /// page's `workers` largest.
     static func memoryEstimate(page: PagePlan, plan: SheetPlan, workers: Int, windowRows: Int) -> Int {
         let rowBytes = plan.width.multipliedReportingOverflow(by: plan.channels).partialValue
@@ -127,9 +127,9 @@ final class BandScheduler: @unchecked Sendable {
         let wholePictureSizes: [Int] = page.tiles.compactMap { tile -> Int? in
             guard let index = tile.index else { return nil }
             let image = plan.images[index]
-            return image.source.decodedPixels * image.format.wholePictureBytesPerPixel
+            return image.source.wholePictureBytes
         }
-        let wholePictures = wholePictureSizes.sorted(by: >).prefix(max(1, workers)).reduce(0, +)
+        let wholePictures = wholePictureSizes.sorted(by: >).prefix(max(1, workers)).reduce(0) { saturatingAdd($0, $1) }
         let perWorker = 24 * widestSource + 160 * widestTile + (1 << 20) + 3 * group + 2 * PNGLimits.defaultFastDecodeBudget
         let workerBytes = perWorker.multipliedReportingOverflow(by: max(1, workers))
         guard !bandBytes.overflow, !workerBytes.overflow else { return .max }
