@@ -180,4 +180,10 @@ extension JPEGDecoder {
 
     public var width: Int { outputWidth }
     public var height: Int { outputHeight }
+    /// A DCT-scaled picture's rows stand for the stored size times the scale: libjpeg rounds the
+    /// scaled size up, so the last column or row may be part of a block (451 px by ½: 226 rows
+    /// for 225.5).
+    public var extent: (width: Double, height: Double) {
+        (Double(header.width * scaleEighths) / 8, Double(header.height * scaleEighths) / 8)
+    }
 }

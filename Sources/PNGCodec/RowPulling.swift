@@ -17,9 +17,17 @@ public protocol RowSource: RowPulling {
     /// The width and height of the rows handed out.
     var width: Int { get }
     var height: Int { get }
+    /// The stored picture's size in row pixels: `(width, height)`, less when the decoder shrank
+    /// by whole blocks and the last column or row is a partial block (JPEG's DCT scaling; see
+    /// `StreamingResampler`).
+    var extent: (width: Double, height: Double) { get }
     var rowFormat: PixelFormat { get }
     /// Damage found after the picture was complete (drawn, with a warning).
     var trailingProblem: PNGError? { get }
+}
+
+extension RowSource {
+    public var extent: (width: Double, height: Double) { (Double(width), Double(height)) }
 }
 
 extension RowPulling {

@@ -16,14 +16,18 @@ struct AxisPlan: Sendable {
     let filter: FilterWeights
 
     /// With `storingWeights: false` the filter computes each output's weights on demand.
-    init(sourceSize: Int, targetSize: Int, storingWeights: Bool = true) {
+    /// `sourceExtent` is the source's length in its own pixels (`sourceSize` unless its last
+    /// pixel stands for a partial block of a larger picture; see `StreamingResampler`), kept
+    /// within the last pixel.
+    init(sourceSize: Int, targetSize: Int, sourceExtent: Double? = nil, storingWeights: Bool = true) {
         precondition(sourceSize >= 1 && targetSize >= 1, "image sizes must be at least 1 pixel")
+        let extent = min(Double(sourceSize), max(Double(sourceSize) - 0.999, sourceExtent ?? Double(sourceSize)))
         shrinkFactor = min(max(1, sourceSize / (2 * targetSize)), Self.maxShrinkFactor)
         shrunkSize = (sourceSize + shrinkFactor - 1) / shrinkFactor
         // Shrunk pixel j is centred on source coordinate (j + 0.5) * shrinkFactor, so the
         // filter maps target pixels to shrunk ones with this ratio (not shrunkSize / targetSize,
         // which a partial last block would skew).
-        let inputPerOutput = Double(sourceSize) / Double(targetSize * shrinkFactor)
+        let inputPerOutput = extent / Double(targetSize * shrinkFactor)
         filter = FilterWeights(inputCount: shrunkSize, outputCount: targetSize, inputPerOutput: inputPerOutput,
                                storing: storingWeights)
     }
@@ -35,10 +39,11 @@ extension AxisPlan {
     /// photos, a test suite's screenshots, clip art at a few sizes), and computing the weights
     /// costs more than painting a small tile's worth of them. Plans of up to 1 MiB are kept,
     /// 8 MiB in all; the oldest goes first.
-    static func shared(sourceSize: Int, targetSize: Int) -> AxisPlan {
-        let key = SIMD2(sourceSize, targetSize)
+    static func shared(sourceSize: Int, targetSize: Int, sourceExtent: Double? = nil) -> AxisPlan {
+        let sourceExtent = sourceExtent == Double(sourceSize) ? nil : sourceExtent   // one plan for the whole source
+        let key = SIMD3(sourceSize, targetSize, Int(bitPattern: UInt(sourceExtent?.bitPattern ?? 0)))
         if let plan = cache.withLock({ $0.plans[key] }) { return plan }
-        let plan = AxisPlan(sourceSize: sourceSize, targetSize: targetSize)
+        let plan = AxisPlan(sourceSize: sourceSize, targetSize: targetSize, sourceExtent: sourceExtent)
         let bytes = plan.filter.storedBytes
         guard bytes <= cacheBytes / 8 else { return plan }
         cache.withLock { cache in
@@ -58,7 +63,7 @@ extension AxisPlan {
 
     /// The most memory `shared` keeps plans in.
     static let cacheBytes = 8 << 20
-    private static let cache = Lock<(plans: [SIMD2<Int>: AxisPlan], order: [SIMD2<Int>], bytes: Int)>(([:], [], 0))
+    private static let cache = Lock<(plans: [SIMD3<Int>: AxisPlan], order: [SIMD3<Int>], bytes: Int)>(([:], [], 0))
 }
 
 /// Fixed-point weights of a separable resampling filter along one axis.

@@ -102,22 +102,28 @@ public final class StreamingResampler {
     /// `sourceFormat` is the layout of the rows that will be pushed; every format but `.rgba8`
     /// promises an opaque source, whose block sums hold raw samples (the premultiply's factor
     /// 255 is folded into `blockReciprocals`).
+    ///
+    /// `sourceExtent` is the source's size in its own pixels when its last column or row
+    /// stands for only part of a pixel's span: libjpeg scales a 451-pixel side by ½ to 226
+    /// pixels whose extent is 225.5. The filter then maps the target to that extent, so the
+    /// picture is neither stretched nor shifted (nil: the whole source).
     public convenience init(sourceWidth: Int, sourceHeight: Int, targetWidth: Int, targetHeight: Int,
-                            sourceFormat: PixelFormat = .rgba8) {
+                            sourceFormat: PixelFormat = .rgba8, sourceExtent: (width: Double, height: Double)? = nil) {
         self.init(sourceWidth: sourceWidth, sourceHeight: sourceHeight, targetWidth: targetWidth,
-                  targetHeight: targetHeight, sourceFormat: sourceFormat, kernels: .best)
+                  targetHeight: targetHeight, sourceFormat: sourceFormat, sourceExtent: sourceExtent, kernels: .best)
     }
 
     /// `kernels` chooses the filter passes' code (tests compare the two).
     init(sourceWidth: Int, sourceHeight: Int, targetWidth: Int, targetHeight: Int,
-         sourceFormat: PixelFormat, kernels: RasterKernels) {
+         sourceFormat: PixelFormat, sourceExtent: (width: Double, height: Double)? = nil, kernels: RasterKernels) {
         self.sourceFormat = sourceFormat
         self.kernels = kernels
-        horizontal = AxisPlan.shared(sourceSize: sourceWidth, targetSize: targetWidth)
+        horizontal = AxisPlan.shared(sourceSize: sourceWidth, targetSize: targetWidth, sourceExtent: sourceExtent?.width)
         // Vertical weights of very tall targets are computed a row at a time, so memory stays
         // independent of the height; up to 64 Ki rows (at most 6.5 MB of weights) they are kept.
-        vertical = targetHeight <= 1 << 16 ? AxisPlan.shared(sourceSize: sourceHeight, targetSize: targetHeight)
-            : AxisPlan(sourceSize: sourceHeight, targetSize: targetHeight, storingWeights: false)
+        vertical = targetHeight <= 1 << 16
+            ? AxisPlan.shared(sourceSize: sourceHeight, targetSize: targetHeight, sourceExtent: sourceExtent?.height)
+            : AxisPlan(sourceSize: sourceHeight, targetSize: targetHeight, sourceExtent: sourceExtent?.height, storingWeights: false)
         self.sourceWidth = sourceWidth
         self.sourceHeight = sourceHeight
         self.targetWidth = targetWidth

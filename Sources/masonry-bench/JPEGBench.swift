@@ -87,7 +87,7 @@ func renderJPEGTile(_ path: String, columnWidth: Int) throws -> Int {
     let decoder = try JPEGDecoder(file: file, limits: PNGLimits(), minimumWidth: width, minimumHeight: height)
     let resampler = StreamingResampler(sourceWidth: decoder.outputWidth, sourceHeight: decoder.outputHeight,
                                        targetWidth: width, targetHeight: height,
-                                       sourceFormat: decoder.rowFormat)
+                                       sourceFormat: decoder.rowFormat, sourceExtent: decoder.extent)
     var tile = [UInt8]()
     tile.reserveCapacity(width * height * 4)
     try decoder.readRows { _, row in resampler.push(row: row) { _, target in tile.append(contentsOf: target) } }

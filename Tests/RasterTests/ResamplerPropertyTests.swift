@@ -146,3 +146,65 @@ import Testing
         #expect(fnv1a(first.pixels) == digest)
     }
 }
+
+/// `sourceExtent`: rows a decoder shrank by whole blocks, the last block partial, resample to
+/// what the full picture resamples to; without the extent the picture is stretched.
+@Suite struct ResamplerExtentTests {
+    /// `pixels` (grey, `width` × `height`) averaged over blocks of `factor`, the last ones partial.
+    private func blocks(_ pixels: [UInt8], width: Int, height: Int, factor: Int) -> (pixels: [UInt8], width: Int, height: Int) {
+        let outWidth = (width + factor - 1) / factor, outHeight = (height + factor - 1) / factor
+        var out: [UInt8] = []
+        for oy in 0..<outHeight {
+            for ox in 0..<outWidth {
+                var sum = 0, count = 0
+                for y in oy * factor ..< min(height, (oy + 1) * factor) {
+                    for x in ox * factor ..< min(width, (ox + 1) * factor) { sum += Int(pixels[y * width + x]); count += 1 }
+                }
+                out.append(UInt8((sum + count / 2) / count))
+            }
+        }
+        return (out, outWidth, outHeight)
+    }
+
+    private func resampled(_ pixels: [UInt8], width: Int, height: Int, to target: (Int, Int),
+                           extent: (width: Double, height: Double)?) -> [UInt8] {
+        let resampler = StreamingResampler(sourceWidth: width, sourceHeight: height, targetWidth: target.0,
+                                           targetHeight: target.1, sourceFormat: .grey8, sourceExtent: extent)
+        var out: [UInt8] = []
+        pixels.withUnsafeBufferPointer { pixels in
+            for y in 0..<height {
+                resampler.push(row: UnsafeBufferPointer(rebasing: pixels[y * width ..< (y + 1) * width])) { _, row in
+                    out += stride(from: 0, to: row.count, by: 4).map { row[$0] }
+                }
+            }
+        }
+        return out
+    }
+
+    /// Sharp edges across a 301 × 200 picture, shrunk by 3 (101 × 67, both last blocks partial)
+    /// to a 48 × 32 tile: with the extent every pixel is within 3 of the full picture's tile
+    /// (measured: 1); without it the stretch shows at the far edges (measured: 58).
+    @Test func partialLastBlocksKeepTheirPlace() {
+        let (width, height) = (301, 200)
+        let picture = (0..<width * height).map { index -> UInt8 in
+            let (x, y) = (index % width, index / width)
+            return (x / 23 + y / 17) % 2 == 0 ? 20 : 235
+        }
+        let direct = resampled(picture, width: width, height: height, to: (48, 32), extent: nil)
+        let shrunk = blocks(picture, width: width, height: height, factor: 3)
+        let placed = resampled(shrunk.pixels, width: shrunk.width, height: shrunk.height, to: (48, 32),
+                               extent: (Double(width) / 3, Double(height) / 3))
+        let stretched = resampled(shrunk.pixels, width: shrunk.width, height: shrunk.height, to: (48, 32), extent: nil)
+        let placedError = zip(placed, direct).map { abs(Int($0) - Int($1)) }.max() ?? 0
+        let stretchedError = zip(stretched, direct).map { abs(Int($0) - Int($1)) }.max() ?? 0
+        #expect(placedError <= 3, "with the extent: off by \(placedError)")
+        #expect(stretchedError >= 10, "without the extent: off by only \(stretchedError)")
+    }
+
+    /// An extent equal to the size changes nothing.
+    @Test func wholeExtentIsTheDefault() {
+        let picture = (0..<90 * 70).map { UInt8(truncatingIfNeeded: $0 * 7919 >> 3) }
+        #expect(resampled(picture, width: 90, height: 70, to: (20, 13), extent: (90, 70))
+                == resampled(picture, width: 90, height: 70, to: (20, 13), extent: nil))
+    }
+}

@@ -10,7 +10,7 @@ public func tileOverWhite(_ decoder: some RowSource, orientation: ExifOrientatio
     let (storedWidth, storedHeight) = orientation.displaySize(width: tileWidth, height: tileHeight)
     let resampler = StreamingResampler(sourceWidth: decoder.width, sourceHeight: decoder.height,
                                        targetWidth: storedWidth, targetHeight: storedHeight,
-                                       sourceFormat: decoder.rowFormat)
+                                       sourceFormat: decoder.rowFormat, sourceExtent: decoder.extent)
     var stored: [UInt8] = []
     stored.reserveCapacity(storedWidth * storedHeight * 4)
     try decoder.readRows { _, row in

@@ -37,6 +37,7 @@ final class ColorConvertedRows: RowSource {
 
     var width: Int { source.width }
     var height: Int { source.height }
+    var extent: (width: Double, height: Double) { source.extent }
     var rowFormat: PixelFormat { source.rowFormat }
     var trailingProblem: PNGError? { source.trailingProblem }
     var rowsStarted: Bool { source.rowsStarted }

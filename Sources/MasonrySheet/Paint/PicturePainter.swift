@@ -32,7 +32,7 @@ struct PicturePainter {
     /// The version of everything of ours that decides a thumbnail's pixels (resampler, scaler
     /// choice); change it whenever any of them changes. The decoder's library version is part
     /// of every key too (`variant`).
-    static let thumbnailVersion: UInt64 = 2
+    static let thumbnailVersion: UInt64 = 3   // 3: a DCT-scaled JPEG is resampled from its exact extent
 
     /// The cache key's variant: everything besides the file and the size that decides the
     /// thumbnail (our version, the decoding library's, the enlargement mode), as FNV-1a.
@@ -86,7 +86,7 @@ struct PicturePainter {
             ? NearestNeighbourScaler(sourceWidth: source.width, sourceHeight: source.height, targetWidth: target.width,
                                      targetHeight: target.height, sourceFormat: source.rowFormat)
             : StreamingResampler(sourceWidth: source.width, sourceHeight: source.height, targetWidth: target.width,
-                                 targetHeight: target.height, sourceFormat: source.rowFormat)
+                                 targetHeight: target.height, sourceFormat: source.rowFormat, sourceExtent: source.extent)
         if orientation == .up {
             // Streamed: each resampled row goes straight into the sheet.
             try source.readRows { _, row in
