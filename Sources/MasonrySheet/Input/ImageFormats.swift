@@ -136,7 +136,7 @@ public enum ImageFormats {
     /// `ftyp` tell them apart. libheif applies `irot`/`imir`/`clap`, so the header's size is the
     /// displayed one and the orientation `.up`.
     static let heif = heifFamily(.heif, name: "HEIF", folderExtensions: [".heic", ".heif", ".hif"])
-    static let avif = heifFamily(.avif, name: "AVIF", folderExtensions: [".avif"])
+    static let avif = heifFamily(.avif, name: "AVIF", folderExtensions: [".avif", ".avifs"])
 
     private static func heifFamily(_ family: HEIFFormat, name: String, folderExtensions: [String]) -> ImageFormat {
         ImageFormat(
@@ -155,15 +155,15 @@ public enum ImageFormats {
     /// Every extension a folder scan picks up.
     static let folderExtensions: [[UInt8]] = all.flatMap(\.folderExtensions).map { Array($0.utf8) }
 
-    /// The format of an open file, by its signature, never its name. A file too short for any
-    /// signature is read as a PNG, whose reader says how it is truncated.
+    /// The format of an open file, by its signature, never its name. A file of fewer than 8
+    /// bytes, too short for any format's smallest header, is refused as such.
     static func format(of file: InputFile) throws(PNGError) -> ImageFormat {
         var prefix = [UInt8](repeating: 0, count: prefixLength)
         let count = try file.readPrefix(into: &prefix)
         prefix.removeLast(prefixLength - count)
         if let format = all.first(where: { $0.matches(prefix) }) { return format }
         guard count < 8 else { throw PNGError(.malformed, "not \(namesForMessages) file") }
-        return png
+        throw PNGError(.malformed, count == 0 ? "empty file" : "too short for any image format (\(count) bytes)")
     }
 
     /// "a PNG or JPEG", for the one-line reason of a file of no known format.
