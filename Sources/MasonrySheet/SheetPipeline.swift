@@ -2,6 +2,7 @@ import ColorManagement
 import Foundation
 import GalleryPage
 import MasonryLayout
+import CodecCore
 import PNGCodec
 import Raster
 import ThumbnailCache
@@ -16,7 +17,7 @@ public struct SheetOptions: Sendable {
     public var recursive = false
     /// Decoding threads; changes speed only, never bytes.
     public var jobs: Int = ProcessInfo.processInfo.activeProcessorCount
-    public var maxPixels: Int = PNGLimits.defaultMaxPixels
+    public var maxPixels: Int = DecodeLimits.defaultMaxPixels
     public var compression: PNGEncodingSettings = .default
     /// How the wall is cut into pages (SPEC §6).
     public var paging = PagingOptions()
@@ -117,7 +118,7 @@ public enum SheetPipeline {
             + scanner.skipped.sorted { InputOrder.naturalPrecedes($0.path.bytes, $1.path.bytes) }
         let candidates = options.order.sorted(scanner.candidates, reversed: options.reverse)
 
-        let limits = PNGLimits(maxPixels: options.maxPixels)
+        let limits = DecodeLimits(maxPixels: options.maxPixels)
         // Opens inputs of any path length; running out of descriptors fails the run, never a file.
         let opener = InputOpener()
         let headers = parallelMap(count: candidates.count, jobs: options.jobs) { index in

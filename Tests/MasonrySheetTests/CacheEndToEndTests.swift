@@ -1,4 +1,6 @@
+import Digest
 import Foundation
+import CodecCore
 import PNGCodec
 import Testing
 import TestSupport

@@ -1,5 +1,7 @@
+import Digest
 import Foundation
 @testable import MasonrySheet
+import CodecCore
 import PNGCodec
 import Testing
 import TestSupport

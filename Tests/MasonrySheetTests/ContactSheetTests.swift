@@ -1,6 +1,8 @@
+import Digest
 import Foundation
 import MasonryLayout
 import MasonrySheet
+import CodecCore
 import PNGCodec
 import Raster
 import Testing

@@ -1,6 +1,7 @@
 import Foundation
 import MasonryLayout
 @testable import MasonrySheet
+import CodecCore
 import PNGCodec
 import Testing
 import TestSupport
@@ -32,7 +33,7 @@ import TestSupport
         let folder = TemporaryFolder()
         try Self.write(bytes, to: folder.file("picture"))
         let file = try InputFile(path: folder.file("picture"))
-        let (found, header) = try ImageFormats.header(of: file, limits: PNGLimits())
+        let (found, header) = try ImageFormats.header(of: file, limits: DecodeLimits())
         #expect(found == format)
         #expect((header.displayWidth, header.displayHeight) == Self.sampleSize)
         #expect(header.frameCount == 1)
@@ -134,7 +135,7 @@ import TestSupport
         let folder = TemporaryFolder()
         func header(_ bytes: [UInt8], _ name: String) throws -> SourceHeader {
             try Self.write(bytes, to: folder.file(name))
-            return try ImageFormats.header(of: InputFile(path: folder.file(name)), limits: PNGLimits()).1
+            return try ImageFormats.header(of: InputFile(path: folder.file(name)), limits: DecodeLimits()).1
         }
         for format in ImageFormats.all {
             let source = try header(try Self.sample(of: format), "sample" + format.folderExtensions[0])
@@ -162,7 +163,7 @@ import TestSupport
     /// 576 MB at 4 bytes a pixel) is skipped from its header; the same size not interlaced
     /// streams, so its header passes (its missing image data is what stops it).
     @Test func anInterlacedPNGOverTheWholePictureBudgetIsSkippedFromItsHeader() throws {
-        #expect(12000 * 12000 <= PNGLimits.defaultMaxPixels && 12000 * 12000 * 4 > ImageFormats.wholePictureBudget)
+        #expect(12000 * 12000 <= DecodeLimits.defaultMaxPixels && 12000 * 12000 * 4 > ImageFormats.wholePictureBudget)
         let folder = TemporaryFolder()
         for (name, interlace) in [("interlaced.png", UInt8(1)), ("plain.png", UInt8(0))] {
             try Self.write(PNGBytes.signature + PNGBytes.ihdr(width: 12000, height: 12000, interlace: interlace) + PNGBytes.chunk("IEND"),
@@ -179,7 +180,7 @@ import TestSupport
     /// (81 MP: within --max-pixels, over 512 MiB at 8 bytes a pixel), though its `clap` still
     /// shows 48×32: libheif would decode the coded size.
     @Test func aPictureOverTheWholePictureBudgetIsSkippedFromItsHeader() throws {
-        #expect(9000 * 9000 <= PNGLimits.defaultMaxPixels && 9000 * 9000 * 8 > ImageFormats.wholePictureBudget)
+        #expect(9000 * 9000 <= DecodeLimits.defaultMaxPixels && 9000 * 9000 * 8 > ImageFormats.wholePictureBudget)
         var bytes = try Self.sample(of: ImageFormats.heif)
         let ispe = Array("ispe".utf8)
         var patched = 0

@@ -1,5 +1,6 @@
 // Helpers shared by every test target: digests, checksums, the suite's seed for the seeded
 // generator (SplitMix64 itself lives in SeededRandom, which the bench uses too).
+import Digest
 import Foundation
 @_exported import SeededRandom
 
