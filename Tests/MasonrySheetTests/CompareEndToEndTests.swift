@@ -1,4 +1,3 @@
-import Digest
 import Foundation
 @testable import MasonrySheet
 import CodecCore

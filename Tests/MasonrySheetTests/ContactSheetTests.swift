@@ -1,4 +1,3 @@
-import Digest
 import Foundation
 import MasonryLayout
 import MasonrySheet
