@@ -3,6 +3,7 @@ import CompareConfig
 import Foundation
 import GalleryPage
 import MasonryLayout
+import CodecCore
 import PNGCodec
 import Raster
 import ThumbnailCache
@@ -17,7 +18,7 @@ public struct SheetOptions: Sendable {
     public var recursive = false
     /// Decoding threads; changes speed only, never bytes.
     public var jobs: Int = ProcessInfo.processInfo.activeProcessorCount
-    public var maxPixels: Int = PNGLimits.defaultMaxPixels
+    public var maxPixels: Int = DecodeLimits.defaultMaxPixels
     public var compression: PNGEncodingSettings = .default
     /// How the wall is cut into pages (SPEC §6).
     public var paging = PagingOptions()
@@ -148,7 +149,7 @@ public enum SheetPipeline {
         }
         let candidates = options.order.sorted(selected, reversed: options.reverse)
 
-        let limits = PNGLimits(maxPixels: options.maxPixels)
+        let limits = DecodeLimits(maxPixels: options.maxPixels)
         // Opens inputs of any path length; running out of descriptors fails the run, never a file.
         let opener = InputOpener()
         let headers = parallelMap(count: candidates.count, jobs: options.jobs) { index in

@@ -2,6 +2,7 @@
 // decodes, goldens and PSNR.
 
 import HEIFCodec
+import CodecCore
 import PNGCodec
 import Raster
 @_exported import TestSupport

@@ -1,4 +1,5 @@
 import Foundation
+import CodecCore
 import PNGCodec
 import Raster
 import Testing
@@ -51,7 +52,7 @@ import WebPCodec
         let file = try InputFile(path: fixture.path)
         let header = try WebPHeader(file: file)
         let stored = header.orientation.displaySize(width: fixture.tileWidth, height: fixture.tileHeight)
-        let decoder = try WebPDecoder(file: file, limits: PNGLimits(), minimumWidth: stored.width, minimumHeight: stored.height)
+        let decoder = try WebPDecoder(file: file, limits: DecodeLimits(), minimumWidth: stored.width, minimumHeight: stored.height)
         // Stills shrink on load to twice the tile (every fixture is more than twice its tile).
         let expected = header.isAnimated ? (header.width, header.height) : (2 * stored.width, 2 * stored.height)
         #expect(abs(decoder.width - expected.0) <= 1 && abs(decoder.height - expected.1) <= 1, "\(decoder.width)×\(decoder.height)")

@@ -1,0 +1,25 @@
+import CBridgeSupport
+
+extension ImageError {
+    /// The error for a bridge's failure, in the one mapping of `mb_status` every bridge shares:
+    /// `MB_MALFORMED` and `MB_TRUNCATED` are the file's fault, `MB_LIMIT` a limit's, `MB_IO`
+    /// the system's, `MB_UNSUPPORTED` a valid file this build does not read, `MB_USAGE` a bug.
+    /// `message` is the bridge's captured words; `fallback` stands in when it is empty.
+    public init(bridge status: mb_status, message: mb_message, fallback: String) {
+        let words = Self.text(message)
+        let reason = words.isEmpty ? fallback : words
+        switch status {
+        case MB_TRUNCATED: self.init(.malformed, reason)
+        case MB_LIMIT: self.init(.limitExceeded, reason)
+        case MB_IO: self = message.error_number != 0 ? ImageError(.readFailed(errno: message.error_number)) : ImageError(.io, reason)
+        case MB_UNSUPPORTED: self.init(.unsupported, reason)
+        case MB_USAGE: self.init(.misuse(reason))
+        default: self.init(.malformed, reason)
+        }
+    }
+
+    /// A bridge message's text.
+    public static func text(_ message: mb_message) -> String {
+        withUnsafeBytes(of: message.text) { raw in String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self) }
+    }
+}
