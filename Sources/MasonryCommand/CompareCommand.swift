@@ -241,13 +241,18 @@ enum CompareCommand {
     static let exitStatuses = [("0", "No pair failed."),
                                ("1", "Some pair failed (the sheet and report were still written); with --update-baseline, some "
                                 + "pair still fails after the update."),
-                               ("2", "Trouble: a folder is missing or an output cannot be written (nothing written)."),
-                               ("64", "Usage error.")]
+                               ("2", "Trouble: a compared folder is missing or an output cannot be written (nothing written)."),
+                               ("64", "Usage error (as for a render: also a missing output folder, an output on a file Masonry "
+                                + "did not write, an output inside either compared folder).")]
 
     static var help: String {
         var lines = ["OVERVIEW: \(overview)", "", "USAGE: \(usage)", "", "ARGUMENTS:"]
         lines += arguments.map(HelpText.row) + ["", "OPTIONS:"]
         lines += HelpText.optionRows(compareOptionTable)
+        lines += ["", "EXAMPLES:", "  Review two folders; fail CI on a change; write reports for CI.",
+                  "    $ masonry compare baseline current -o review.png --junit junit.xml --markdown summary.md",
+                  "  Accept the current screenshots as the new baseline (see first with --dry-run).",
+                  "    $ masonry compare baseline current --update-baseline --dry-run"]
         lines += ["", "EXIT STATUS:"] + exitStatuses.map(HelpText.row)
         return lines.joined(separator: "\n") + "\n"
     }

@@ -230,11 +230,24 @@ enum HelpText {
     static let arguments = [("<input>", "Image files (read by their signature), or folders whose \(ImageFormats.extensionList) files are read; "
                                 + "@FILE reads the names in FILE, - the names on standard input (one a line, or NUL-separated with -0).")]
 
+    /// The EXAMPLES of `--help` and the man page: a command and what it does (README's first steps first).
+    static let examples = [
+        ("masonry photos -o photos-sheet.png", "A sheet of a folder: four columns, 1200 px wide."),
+        ("masonry -r photos --caption '{name}' --sections -o photos-captioned.png",
+         "Every picture named, one section per sub-folder."),
+        ("masonry -r photos --html photos.html -o photos-page.png", "An HTML page over the sheet: tiles link to their files."),
+        ("masonry photos -w 1800 -c 6 --background black --frame 1:gray", "Wider, six columns, black with grey frames."),
+        ("find . -name '*.jpg' -print0 | masonry - -0 -o jpegs.png", "The pictures find names (NUL-separated on stdin)."),
+        ("masonry big -o pages.png --page-height 8192", "Pages no taller than 8192 px: pages-001.png, pages-002.png, ..."),
+        ("masonry compare baseline current --html review.html", "Review two folders of screenshots."),
+    ]
+
     static var full: String {
         var lines = ["OVERVIEW: \(overview)", "", "USAGE: \(usage)",
                      "       masonry compare <baseline> <current> [<options>]  (its own --help)",
                      "", "ARGUMENTS:"] + arguments.map(row) + ["", "OPTIONS:"]
         lines += optionRows(optionTable)
+        lines += ["", "EXAMPLES:"] + examples.flatMap { command, meaning in ["  \(meaning)", "    $ \(command)"] }
         lines += ["", "EXIT STATUS:"] + ExitStatus.allCases.map { row("\($0.rawValue)", $0.meaning) }
         return lines.joined(separator: "\n") + "\n"
     }
