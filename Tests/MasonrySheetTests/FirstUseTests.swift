@@ -175,3 +175,50 @@ import TestSupport
         #expect(!manifest.contains("\"text\": \"\(folder.path)"))
     }
 }
+
+/// Items 4, 7 and 13, which need a compare suite or a picture that breaks after planning.
+@Suite struct FirstUseOutputTests {
+    /// Item 4: `--dry-run` predicts exactly what the update then does, file by file and in its counts.
+    @Test func dryRunPredictsTheUpdate() throws {
+        let folder = TemporaryFolder()
+        try CompareEndToEndTests.makeSuite(in: folder)
+        let dry = try MasonryExecutable.run(["compare", "base", "cur", "-o", "dry.png", "--update-baseline=all"] + ["--dry-run"],
+                                            in: folder.path)
+        let real = try MasonryExecutable.run(["compare", "base", "cur", "-o", "real.png", "--update-baseline=all"], in: folder.path)
+        func baselineLines(_ result: ProcessResult) -> [String] { result.errorLines.filter { $0.hasPrefix("masonry: baseline: ") } }
+        let predicted = baselineLines(dry).map {
+            $0.replacingOccurrences(of: "would write", with: "wrote").replacingOccurrences(of: "would delete", with: "deleted")
+                .replacingOccurrences(of: "would change", with: "changed").replacingOccurrences(of: "would fail", with: "failed")
+        }
+        #expect(!predicted.isEmpty)
+        #expect(predicted == baselineLines(real), "dry run: \(baselineLines(dry))\nrun: \(baselineLines(real))")
+        let after = try MasonryExecutable.run(["compare", "base", "cur", "-o", "after.png"], in: folder.path)
+        #expect(after.status == real.status, "the suite after the update fails as predicted: \(after.errorLines)")
+    }
+
+    /// Item 13: nothing changed → a small sheet that says so, not an empty 1800×16 one.
+    @Test func aCompareWithNothingChangedSaysSo() throws {
+        let folder = try FirstUseTests.folder()
+        try FileManager.default.copyItem(atPath: folder.file("imgs"), toPath: folder.file("cur"))
+        let result = try MasonryExecutable.run(["compare", "imgs", "cur", "-o", "review.png"], in: folder.path)
+        #expect(result.status == 0, "\(result.standardError)")
+        let sheet = try PNGDecoder.decodeRGBA(contentsOfFile: folder.file("review.png"))
+        #expect(sheet.width == 1800 && sheet.height > 16 && sheet.height < 100, "\(sheet.width)×\(sheet.height)")
+        let dark = stride(from: 0, to: sheet.pixels.count, by: 4).filter { sheet.pixels[$0] < 0x80 }.count
+        #expect(dark > 100, "the sheet shows text (\(dark) dark pixels)")
+    }
+
+    /// Item 7: a picture whose data breaks after its header is drawn as a visible error tile.
+    @Test func aPictureThatFailsAfterPlanningIsAnErrorTile() throws {
+        let folder = try FirstUseTests.folder()
+        let good = try [UInt8](Data(contentsOf: folder.url.appendingPathComponent("imgs/a.png")))
+        try Data(good.prefix(good.count * 2 / 3)).write(to: folder.url.appendingPathComponent("imgs/broken.png"))
+        let result = try MasonryExecutable.run(["imgs", "-c", "1", "-w", "200", "--background", "white"], in: folder.path)
+        #expect(result.status == 0, "\(result.standardError)")
+        #expect(result.errorLines.contains { $0.hasPrefix("masonry: skipped imgs/broken.png: ") }, "\(result.errorLines)")
+        let sheet = try PNGDecoder.decodeRGBA(contentsOfFile: folder.file("sheet.png"))
+        let pixels = stride(from: 0, to: sheet.pixels.count, by: 4).map { Array(sheet.pixels[$0..<($0 + 3)]) }
+        #expect(pixels.filter { $0 == [0xFB, 0xE9, 0xE9] }.count > 1000, "the error tile's fill is drawn")
+        #expect(pixels.contains([0xD6, 0x27, 0x28]), "the error tile's red frame is drawn")
+    }
+}

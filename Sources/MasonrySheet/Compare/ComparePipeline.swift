@@ -155,7 +155,7 @@ public enum ComparePipeline {
         try opener.checkRun()
         let items = ComparePlanner.sheetOrder(judged)
         let shown = Array(items.prefix { options.showUnchanged || $0.verdict.status != .unchanged })
-        let plan = try ComparePlanner.plan(shown, options: options, output: request.output)
+        let plan = try ComparePlanner.plan(shown, pairs: items.count, options: options, output: request.output)
         try OwnOutput.refuseForeign(plan.pages.map { (plan.pages.count == 1 ? "-o" : "page \($0.number)", $0.file) },
                                     overwrite: request.overwrite)
         let windows = try PageRendering.windows(for: plan.pages, plan: plan, jobs: options.jobs, maxMemory: options.maxMemory,
