@@ -11,7 +11,7 @@ import WorkerThreads
 public enum MasonryCommand {
     public static let version = "0.1.0"
     /// Below this column width (px) a tile shows no recognisable picture: the run warns.
-    static let usefulColumnWidth = 16
+    static let usefulColumnWidth = 8
 
     /// Runs the command with the given arguments (without the program name),
     /// as raw bytes so paths that are not UTF-8 survive.

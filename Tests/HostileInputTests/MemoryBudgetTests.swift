@@ -47,9 +47,11 @@ import TestSupport
         let width = number.flatMap { Int($0) } ?? 0
         #expect(width > 0)
         let inputs = ScratchFolder("mem")
-        let fits = Masonry.run(Self.smallInputs(inputs) + ["-o", folder.sub("w.png"), "-w", "\(width)"], timeout: 30)
+        // Planned only: a sheet that wide fits its pages but not --max-memory, a separate check.
+        let plan = ["--plan-only", "--manifest", folder.sub("w.json")]
+        let fits = Masonry.run(Self.smallInputs(inputs) + plan + ["-w", "\(width)"], timeout: 30)
         #expect(fits.status == 0, "--width \(width): \(fits)")
-        let tooWide = Masonry.run(Self.smallInputs(inputs) + ["-o", folder.sub("w.png"), "-w", "\(width + 1)"], timeout: 30)
+        let tooWide = Masonry.run(Self.smallInputs(inputs) + plan + ["-w", "\(width + 1)"], timeout: 30)
         #expect(tooWide.status == 64, "--width \(width + 1): \(tooWide)")
     }
 

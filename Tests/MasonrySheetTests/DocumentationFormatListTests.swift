@@ -65,7 +65,8 @@ import TestSupport
 
     @Test func everyExtensionListNamesEveryExtension() throws {
         // `*.png`, `.png` and `` `.png` `` are the same extension.
-        let spelled = Self.extensions.map { "[`*]*" + NSRegularExpression.escapedPattern(for: $0) + "`?" }
+        // Longest first, so `.avifs` is not read as `.avif` and an `s`.
+        let spelled = Self.extensions.sorted { $0.count > $1.count }.map { "[`*]*" + NSRegularExpression.escapedPattern(for: $0) + "`?" }
         let owner = Dictionary(ImageFormats.all.flatMap { format in format.folderExtensions.map { ($0, format.name) } },
                                uniquingKeysWith: { first, _ in first })
         var lists = 0
@@ -82,20 +83,22 @@ import TestSupport
         #expect(lists >= 2, "--help and the man page list the extensions (found \(lists) lists)")
     }
 
-    /// SPEC §12's table and README's formats section have a row or an entry for every format.
+    /// SPEC §12's table and README's formats table have a row for every format, with exactly
+    /// its extensions, and no row for a format the table does not have.
     @Test func theFormatTablesHoldEveryFormat() throws {
         let spec = try String(contentsOf: Self.root.appendingPathComponent("Notes/SPEC.md"), encoding: .utf8)
-        for format in ImageFormats.all {
-            let row = spec.split(separator: "\n").first { $0.hasPrefix("| \(format.name) |") }
-            let found = try #require(row, "SPEC §12 has no row for \(format.name)")
-            for ext in format.folderExtensions { #expect(found.contains("`\(ext)`"), "SPEC's \(format.name) row lacks \(ext)") }
-        }
         let readme = try String(contentsOf: Self.root.appendingPathComponent("README.md"), encoding: .utf8)
-        let section = try #require(readme.components(separatedBy: "## Formats, and what is not supported").dropFirst().first)
-        let formats = section.components(separatedBy: "\n## ").first ?? ""
-        for format in ImageFormats.all {
-            #expect(formats.contains(format.name), "README's formats section does not mention \(format.name)")
-            for ext in format.folderExtensions { #expect(formats.contains("`\(ext)`"), "README's formats section lacks \(ext)") }
+        let formats = try #require(readme.components(separatedBy: "## Formats, and what is not supported").dropFirst().first?
+            .components(separatedBy: "\n## ").first)
+        for (document, text) in [("SPEC §12", spec), ("README's formats section", formats)] {
+            let rows = text.split(separator: "\n").filter { $0.hasPrefix("| ") && $0.contains("| `.") }
+            #expect(rows.count == ImageFormats.all.count, "\(document): \(rows.count) format rows for \(ImageFormats.all.count) formats")
+            for format in ImageFormats.all {
+                let found = try #require(rows.first { $0.hasPrefix("| \(format.name) |") }, "\(document) has no row for \(format.name)")
+                let cell = found.split(separator: "|")[1]
+                let listed = cell.split(separator: ",").map { $0.trimmingCharacters(in: CharacterSet(charactersIn: " `")) }
+                #expect(listed == format.folderExtensions, "\(document)'s \(format.name) row lists \(listed)")
+            }
         }
     }
 

@@ -258,7 +258,7 @@ enum Goldens {
         #expect(paths == ["in/sub/deeper/low.png", "in/sub/mid.png", "in/top.png"])
     }
 
-    @Test func aFileThatBreaksAfterLayoutLeavesABackgroundHoleAndIsListedAsSkipped() throws {
+    @Test func aFileThatBreaksAfterLayoutIsAnErrorTileAndIsListedAsSkipped() throws {
         let folder = TemporaryFolder()
         try makeImages(folder, ["1.png", "2.png"], side: 40)
         var bytes = try [UInt8](Data(contentsOf: folder.url.appendingPathComponent("2.png")))
@@ -271,14 +271,18 @@ enum Goldens {
         let manifest = try String(contentsOfFile: folder.file("m.json"), encoding: .utf8)
         #expect(manifest.contains("\"skipped\": [\n    {\"path\": \"./2.png\", \"reason\": \"truncated image data\"}\n  ]"))
         #expect(!manifest.contains("{\"index\": 1,"), "the failed image is not an item")
-        // Columns of 44 px: 112 - 2×8 margin - 8 gap = 88. The second tile (x 60...103) is background.
+        // Columns of 44 px: 112 - 2×8 margin - 8 gap = 88. The second tile (x 60...103) is the error
+        // tile (issue #36): its 2 px red frame at the edges, the pale fill inside, never the background.
         let sheet = try PNGDecoder.decodeRGBA(contentsOfFile: folder.file("s.png"))
+        func pixel(_ x: Int, _ y: Int) -> [UInt8] { Array(sheet.pixels[((y * sheet.width + x) * 4)..<((y * sheet.width + x) * 4 + 3)]) }
         for y in 8..<52 {
             for x in 60..<104 {
-                let offset = (y * sheet.width + x) * 4
-                #expect(Array(sheet.pixels[offset..<offset + 3]) == [255, 0, 255], "(\(x),\(y)) should be background")
-                if sheet.pixels[offset..<offset + 3] != [255, 0, 255] { return }
+                let edge = x < 62 || x >= 102 || y < 10 || y >= 50
+                if edge { #expect(pixel(x, y) == [0xD6, 0x27, 0x28], "(\(x),\(y)) should be the error frame") }
+                #expect(pixel(x, y) != [255, 0, 255], "(\(x),\(y)) shows the background")
+                if pixel(x, y) == [255, 0, 255] { return }
             }
         }
+        #expect(pixel(63, 11) == [0xFB, 0xE9, 0xE9], "the error tile's fill, above its text")
     }
 }
