@@ -48,7 +48,7 @@ let package = Package(
             providers: [.apt(["libdeflate-dev"])]
         ),
         // The only code that calls libpng: owns every setjmp.
-        .target(name: "CPNGBridge", dependencies: ["CLibPNG"]),
+        .target(name: "CPNGBridge", dependencies: ["CBridgeSupport", "CLibPNG"]),
         // The fast whole-image decoder for plain PNGs (libdeflate, SSE2); no libpng.
         .target(name: "CPNGFastDecode", dependencies: ["CLibDeflate"]),
         // Masonry's own deflate encoder (runs and dynamic Huffman codes) for the PNG writer.
@@ -79,7 +79,7 @@ let package = Package(
             providers: [.apt(["libjpeg62-turbo-dev"])]
         ),
         // The only code that calls libjpeg: owns every setjmp.
-        .target(name: "CJPEGBridge", dependencies: ["CLibJPEG"]),
+        .target(name: "CJPEGBridge", dependencies: ["CBridgeSupport", "CLibJPEG"]),
         .target(name: "JPEGCodec", dependencies: ["CodecCore", "CJPEGBridge", "Raster", "ColorManagement"]),
         // libwebp from Debian (libwebp-dev).
         .systemLibrary(
@@ -88,13 +88,13 @@ let package = Package(
             providers: [.apt(["libwebp-dev"])]
         ),
         // The only code that calls libwebp: the incremental decoder, fed with pread blocks.
-        .target(name: "CWebPBridge", dependencies: ["CLibWebP"]),
+        .target(name: "CWebPBridge", dependencies: ["CBridgeSupport", "CLibWebP"]),
         .target(name: "WebPCodec", dependencies: ["CodecCore", "CWebPBridge", "Raster"]),
         // giflib from Debian (libgif-dev); it ships no pkg-config file, so the module map links `gif`.
         .systemLibrary(name: "CLibGIF", providers: [.apt(["libgif-dev"])]),
         // The only code that calls giflib: reads through pread, keeps giflib's error text. C code
         // includes gif_lib.h without the module, so the module map's `link` needs repeating here.
-        .target(name: "CGIFBridge", dependencies: ["CLibGIF"], linkerSettings: [.linkedLibrary("gif")]),
+        .target(name: "CGIFBridge", dependencies: ["CBridgeSupport", "CLibGIF"], linkerSettings: [.linkedLibrary("gif")]),
         .target(name: "GIFCodec", dependencies: ["CodecCore", "CGIFBridge", "Raster"]),
         // libheif from Debian (libheif-dev 1.15: libde265 for HEVC, dav1d and aom for AV1).
         .systemLibrary(

@@ -86,7 +86,7 @@ public struct CompareSummary: Sendable, Hashable {
         let order: [PairStatus] = [.changed, .resized, .added, .removed, .unchanged]
         var parts = order.compactMap { status in counts[status].map { "\($0) \(status.rawValue)" } }
         if let errors = counts[.error] { parts.append(errors == 1 ? "1 error" : "\(errors) errors") }
-        return (parts.isEmpty ? "no PNG files" : parts.joined(separator: ", ")) + "; \(failed) failed"
+        return (parts.isEmpty ? "no image files" : parts.joined(separator: ", ")) + "; \(failed) failed"
     }
 }
 
