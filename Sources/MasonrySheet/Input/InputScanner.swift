@@ -12,6 +12,9 @@ public struct InputCandidate: Sendable, Hashable {
     /// True for a file named on the command line, false for one found in a folder.
     public let namedDirectly: Bool
 
+    /// What a plan file records of it.
+    var stamp: FileStamp { FileStamp(byteSize: byteSize, modificationTime: modificationTime, inode: identity?.inode ?? 0) }
+
     init(path: RawPath, modificationTime: Int64, byteSize: Int64, identity: FileIdentity? = nil, namedDirectly: Bool = false) {
         self.path = path
         self.modificationTime = modificationTime
