@@ -31,6 +31,7 @@ public enum MasonryCommand {
                 return ExitStatus.written.rawValue
             }
             if let path = parsed.paths[.fromPlan] {
+                try PlanCommand.checkPageOptions(parsed)
                 let plan: PlanFile
                 do throws(SheetError) { plan = try PlanFile.read(path) } catch {
                     output.standardError("masonry: error: \(error.message)\n")

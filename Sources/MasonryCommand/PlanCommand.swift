@@ -25,8 +25,7 @@ enum PlanCommand {
     /// again, with this command's run options, and the plan's images instead of a scan. It
     /// writes pages only (the manifest and HTML page are `masonry index`'s).
     static func pageRequest(_ parsed: ParsedArguments, plan: PlanFile) throws(UsageError) -> (SheetRequest, OutputSettings) {
-        let allowed = runOptions.union([.fromPlan, .page, .replanChanged])
-        try refuseOthers(parsed, allowed: allowed, command: "--from-plan")
+        try checkPageOptions(parsed)
         var (request, talk) = try recordedRequest(plan, overriding: parsed, keys: runOptions)
         request.page = try parsed.values[.page].map { (text) throws(UsageError) in
             try CommandSettings.parseNumber(text, option: .page, in: 1...Int(Int32.max))
@@ -87,6 +86,12 @@ enum PlanCommand {
             output.standardError("masonry: error: \(error.message)\n")
             return ExitStatus(error).rawValue
         }
+    }
+
+    /// A `--from-plan` run takes only the run options, `--page` and `--replan-changed`, and no
+    /// inputs: checked before the plan is read.
+    static func checkPageOptions(_ parsed: ParsedArguments) throws(UsageError) {
+        try refuseOthers(parsed, allowed: runOptions.union([.fromPlan, .page, .replanChanged]), command: "--from-plan")
     }
 
     /// Any option given outside `allowed` is refused: the plan decides it.

@@ -130,7 +130,9 @@ public enum SheetPipeline {
         var skipped = inputs.skipped
         var sections = inputs.sections
         if options.sections && request.fromPlan == nil { (images, sections) = Self.grouped(images, candidates: inputs.candidates) }
-        var plan = try Planner.plan(images: images, sections: sections, options: options, output: request.output)
+        let paintsNothing = request.planOnly || request.gatherOnly
+        var plan = try Planner.plan(images: images, sections: sections, options: options, output: request.output,
+                                    painting: { number in !paintsNothing && (request.page.map { $0 == number + 1 } ?? true) })
         images = []
         let pages: [PagePlan]
         if let number = request.page {
@@ -140,7 +142,7 @@ public enum SheetPipeline {
             }
             pages = [plan.pages[number - 1]]
         } else {
-            pages = request.planOnly || request.gatherOnly ? [] : plan.pages
+            pages = paintsNothing ? [] : plan.pages
         }
         var candidates = inputs.candidates
         if request.fromPlan != nil {
@@ -270,6 +272,7 @@ public enum SheetPipeline {
         }
         try opener.checkRun()
         var images: [PlannedImage] = []
+        images.reserveCapacity(candidates.count)
         for (candidate, result) in zip(candidates, headers) {
             switch result {
             case .success(let (format, header)):

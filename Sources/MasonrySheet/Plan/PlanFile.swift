@@ -41,7 +41,7 @@ public struct PlanFile: Sendable {
         self.skipped = skipped
     }
 
-    static let magic: [UInt8] = [0x89] + Array("MASONRY-PLAN".utf8) + [0x0D, 0x0A, 0x1A, 0x0A]
+    static let magic: [UInt8] = [0x89] + Array("MASONRY-PLAN".utf8) + [0x0D, 0x0A, 0x1A]
     static let formatVersion: UInt32 = 1
     static let headerLength = 32
     static let recordLength = 64
@@ -419,9 +419,9 @@ private struct PlanReader {
         let start = paths.lowerBound + Int(pathOffset)
         let path = RawPath(bytes: Array(bytes[start ..< start + Int(pathLength)]))
         return PlannedImage(path: path, format: ImageFormats.all[Int(format)],
-                            source: SourceHeader(width: Int(width), height: Int(height), orientation: shown, frameCount: Int(frames)),
+                            source: SourceHeader(width: Int(width), height: Int(height), orientation: shown, frameCount: Int(frames),
+                                                 colorName: colorNames[Int(color)]),
                             orientation: shown,
-                            stamp: FileStamp(byteSize: Int64(byteSize), modificationTime: Int64(bitPattern: modified), inode: inode),
-                            recordedColorName: colorNames[Int(color)])
+                            stamp: FileStamp(byteSize: Int64(byteSize), modificationTime: Int64(bitPattern: modified), inode: inode))
     }
 }

@@ -44,29 +44,22 @@ public struct PlannedImage: Sendable, Hashable {
     /// `.up` in compare, which compares pictures as stored.
     public let orientation: ExifOrientation
     /// The size as shown (`orientation` applied), which the layout uses.
-    public let width: Int
-    public let height: Int
+    public var width: Int { orientation.swapsAxes ? source.height : source.width }
+    public var height: Int { orientation.swapsAxes ? source.width : source.height }
     /// The file as the scan saw it: its size (`{bytes}` in captions), modification time and inode,
     /// which a page painted from a plan file checks the file against.
     public let stamp: FileStamp
     /// The file's size in bytes (`{bytes}` in captions).
     public var byteSize: Int64 { stamp.byteSize }
-    /// The colour space's manifest name, when it is known by name only (an image read from a
-    /// plan file, whose header is read again only if its page is painted).
-    private let recordedColorName: String?
     /// The manifest's `"color"`: what the file says its colour space is.
-    public var colorName: String { recordedColorName ?? source.color.space.manifestName }
+    public var colorName: String { source.colorName }
 
-    init(path: RawPath, format: ImageFormat, source: SourceHeader, orientation: ExifOrientation, stamp: FileStamp,
-         recordedColorName: String? = nil) {
+    init(path: RawPath, format: ImageFormat, source: SourceHeader, orientation: ExifOrientation, stamp: FileStamp) {
         self.path = path
         self.format = format
         self.source = source
         self.orientation = orientation
-        width = orientation.swapsAxes ? source.height : source.width
-        height = orientation.swapsAxes ? source.width : source.height
         self.stamp = stamp
-        self.recordedColorName = recordedColorName
     }
 
     /// A stand-in of the given size for what is not one file (a compare pair, whose size the
@@ -113,7 +106,8 @@ public struct PagePlan: Sendable {
     public let number: Int
     public let file: RawPath
     public let height: Int
-    /// The page's tiles in order of their top edge (then x), the order the band scheduler paints them in.
+    /// The page's tiles in order of their top edge (then x), the order the band scheduler paints
+    /// them in; empty for a page the run does not paint (`Planner.plan`'s `painting`).
     let tiles: [TilePlan]
 }
 
