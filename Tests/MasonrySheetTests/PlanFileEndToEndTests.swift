@@ -55,9 +55,11 @@ import TestSupport
         let pageFiles = names(folder.file("a")).filter { $0.hasSuffix(".png") }
         #expect(pageFiles.count >= 3, "expected several pages: \(pageFiles)")
 
-        // Every page in its own process, all at once, each with another --jobs.
+        // Every page in its own process, all at once, each with another --jobs; the first style's
+        // jobs share one --cache, written concurrently (SPEC §10), as a cluster's would.
+        let cache = style == 0 ? ["--cache", folder.file("cache")] : []
         let started = try (1...pageFiles.count).map { number in
-            try MasonryExecutable.start(["--from-plan", "s.mplan", "--page", "\(number)", "-j", "\(1 + number % 3)", "-q"],
+            try MasonryExecutable.start(["--from-plan", "s.mplan", "--page", "\(number)", "-j", "\(1 + number % 3)", "-q"] + cache,
                                         in: folder.file("b"))
         }
         for (process, output, error) in started {

@@ -327,6 +327,28 @@ extension PlanFile {
     }
 }
 
+extension PlanFile {
+    /// For the fuzz target: the image count of the plan in `bytes`, or the one-line reason it is refused.
+    package static func decodeForFuzzing(_ bytes: [UInt8]) -> Result<Int, PlanFileFailure> {
+        do { return .success(try decode(bytes).images.count) } catch { return .failure(PlanFileFailure(reason: error.reason)) }
+    }
+
+    /// `bytes` with the trailer (length, CRC-32, end mark) rewritten to match them, so a change
+    /// inside passes the checksum; bytes too short for a trailer get one appended.
+    package static func resealed(_ bytes: [UInt8]) -> [UInt8] {
+        var body = bytes.count >= headerLength + trailerLength ? Array(bytes.dropLast(trailerLength)) : bytes
+        withUnsafeBytes(of: UInt64(body.count + trailerLength).littleEndian) { body.append(contentsOf: $0) }
+        let crc = body.withUnsafeBufferPointer { UInt32(libdeflate_crc32(0, $0.baseAddress, $0.count)) }
+        withUnsafeBytes(of: crc.littleEndian) { body.append(contentsOf: $0) }
+        return body + endMark
+    }
+}
+
+/// Why the fuzz target's plan was refused.
+package struct PlanFileFailure: Error {
+    package let reason: String
+}
+
 /// Bounds-checked little-endian reads over a part of a plan file's bytes.
 private struct PlanReader {
     let bytes: [UInt8]
