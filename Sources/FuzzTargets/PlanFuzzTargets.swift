@@ -10,7 +10,7 @@ extension FuzzTarget {
         for candidate in [input, PlanFile.resealed(input)] {
             switch PlanFile.decodeForFuzzing(candidate) {
             case .success(let images): precondition(images >= 0)
-            case .failure(let reason): precondition(!reason.isEmpty && !reason.contains("\n"), "reason: \(reason)")
+            case .failure(let failure): precondition(!failure.reason.isEmpty && !failure.reason.contains("\n"), "reason: \(failure.reason)")
             }
         }
     }
