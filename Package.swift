@@ -48,7 +48,7 @@ let package = Package(
             providers: [.apt(["libdeflate-dev"])]
         ),
         // The only code that calls libpng: owns every setjmp.
-        .target(name: "CPNGBridge", dependencies: ["CLibPNG"]),
+        .target(name: "CPNGBridge", dependencies: ["CBridgeSupport", "CLibPNG"]),
         // The fast whole-image decoder for plain PNGs (libdeflate, SSE2); no libpng.
         .target(name: "CPNGFastDecode", dependencies: ["CLibDeflate"]),
         // Masonry's own deflate encoder (runs and dynamic Huffman codes) for the PNG writer.
@@ -57,7 +57,11 @@ let package = Package(
         .target(name: "WorkerThreads", dependencies: ["CSanitizerRuntime"]),
         // The seeded generator of the tests and of the bench's corpus.
         .target(name: "SeededRandom"),
-        .target(name: "PNGCodec", dependencies: ["CPNGBridge", "CPNGFastDecode", "CLibDeflate", "CZlib", "Deflate", "WorkerThreads", "Raster", "ColorManagement"]),
+        // What every codec shares: the input file and positioned reads, RowSource, ImageError, DecodeLimits.
+        .target(name: "CodecCore", dependencies: ["CBridgeSupport", "Raster"]),
+        // What every C bridge shares: mb_status, mb_pread_full, the captured-message buffer.
+        .target(name: "CBridgeSupport"),
+        .target(name: "PNGCodec", dependencies: ["CodecCore", "CPNGBridge", "CPNGFastDecode", "CLibDeflate", "CZlib", "Deflate", "WorkerThreads", "Raster", "ColorManagement"]),
         // Little CMS from Debian (liblcms2-dev).
         .systemLibrary(
             name: "CLibLCMS",
@@ -67,7 +71,7 @@ let package = Package(
         // The only code that calls lcms: a context and error handler per transform build.
         .target(name: "CColorBridge", dependencies: ["CLibLCMS"]),
         // ICC profiles checked before lcms sees them, colour decisions, shared transforms to sRGB.
-        .target(name: "ColorManagement", dependencies: ["CColorBridge", "ImageDiff", "WorkerThreads"]),
+        .target(name: "ColorManagement", dependencies: ["CColorBridge", "Digest", "WorkerThreads"]),
         // libjpeg-turbo from Debian (libjpeg62-turbo-dev).
         .systemLibrary(
             name: "CLibJPEG",
@@ -75,8 +79,8 @@ let package = Package(
             providers: [.apt(["libjpeg62-turbo-dev"])]
         ),
         // The only code that calls libjpeg: owns every setjmp.
-        .target(name: "CJPEGBridge", dependencies: ["CLibJPEG"]),
-        .target(name: "JPEGCodec", dependencies: ["CJPEGBridge", "PNGCodec", "Raster", "ColorManagement"]),
+        .target(name: "CJPEGBridge", dependencies: ["CBridgeSupport", "CLibJPEG"]),
+        .target(name: "JPEGCodec", dependencies: ["CodecCore", "CJPEGBridge", "Raster", "ColorManagement"]),
         // libwebp from Debian (libwebp-dev).
         .systemLibrary(
             name: "CLibWebP",
@@ -84,14 +88,14 @@ let package = Package(
             providers: [.apt(["libwebp-dev"])]
         ),
         // The only code that calls libwebp: the incremental decoder, fed with pread blocks.
-        .target(name: "CWebPBridge", dependencies: ["CLibWebP"]),
-        .target(name: "WebPCodec", dependencies: ["CWebPBridge", "PNGCodec", "Raster"]),
+        .target(name: "CWebPBridge", dependencies: ["CBridgeSupport", "CLibWebP"]),
+        .target(name: "WebPCodec", dependencies: ["CodecCore", "CWebPBridge", "Raster"]),
         // giflib from Debian (libgif-dev); it ships no pkg-config file, so the module map links `gif`.
         .systemLibrary(name: "CLibGIF", providers: [.apt(["libgif-dev"])]),
         // The only code that calls giflib: reads through pread, keeps giflib's error text. C code
         // includes gif_lib.h without the module, so the module map's `link` needs repeating here.
-        .target(name: "CGIFBridge", dependencies: ["CLibGIF"], linkerSettings: [.linkedLibrary("gif")]),
-        .target(name: "GIFCodec", dependencies: ["CGIFBridge", "PNGCodec", "Raster"]),
+        .target(name: "CGIFBridge", dependencies: ["CBridgeSupport", "CLibGIF"], linkerSettings: [.linkedLibrary("gif")]),
+        .target(name: "GIFCodec", dependencies: ["CodecCore", "CGIFBridge", "Raster"]),
         // libheif from Debian (libheif-dev 1.15: libde265 for HEVC, dav1d and aom for AV1).
         .systemLibrary(
             name: "CLibHeif",
@@ -101,7 +105,7 @@ let package = Package(
         // The only code that calls libheif: copies its error messages, reads through pread.
         .target(name: "CHEIFBridge", dependencies: ["CLibHeif"]),
         // HEIC/HEIF and AVIF: Masonry's own box parser (HEIFHeader) in front of libheif.
-        .target(name: "HEIFCodec", dependencies: ["CHEIFBridge", "PNGCodec", "Raster"]),
+        .target(name: "HEIFCodec", dependencies: ["CodecCore", "CHEIFBridge", "Raster"]),
         .target(name: "MasonryLayout"),
         .target(name: "Raster", dependencies: ["CRasterKernels", "WorkerThreads"], swiftSettings: rasterSettings),
         // Raster's hot loops in AVX2, chosen at run time (same integers as Raster's Swift code).
@@ -109,50 +113,52 @@ let package = Package(
         // The built-in font and the text and box painters; FONT-LICENSE is the font's notice.
         .target(name: "BitmapText", dependencies: ["Raster"], exclude: ["FONT-LICENSE"]),
         .target(name: "ImageDiff"),
+        // SHA-256 alone: profile digests, compare's file identities, test goldens.
+        .target(name: "Digest"),
         // openat(2) for Swift (variadic in libc): the baseline update opens each folder below the baseline's descriptor.
         .target(name: "CFileAt"),
         // masonry compare's --config: a JSON reader with positions, path globs, per-pair options and rules.
         .target(name: "CompareConfig", dependencies: ["ImageDiff"]),
-        .target(name: "MasonrySheet", dependencies: ["ColorManagement", "CLibDeflate", "PNGCodec", "MasonryLayout", "Raster", "BitmapText", "ThumbnailCache", "JPEGCodec", "WebPCodec", "GIFCodec", "HEIFCodec", "GalleryPage", "ImageDiff", "CompareConfig", "CFileAt", "WorkerThreads"]),
+        .target(name: "MasonrySheet", dependencies: ["Digest", "CodecCore", "ColorManagement", "CLibDeflate", "PNGCodec", "MasonryLayout", "Raster", "BitmapText", "ThumbnailCache", "JPEGCodec", "WebPCodec", "GIFCodec", "HEIFCodec", "GalleryPage", "ImageDiff", "CompareConfig", "CFileAt", "WorkerThreads"]),
         .target(name: "MasonryCommand", dependencies: ["MasonrySheet", "BitmapText", "ImageDiff", "CompareConfig", "WorkerThreads"]),
         // Thumbnails kept between runs (issue #15); CRC-32 from zlib.
         .target(name: "ThumbnailCache", dependencies: ["CZlib", "WorkerThreads"]),
         .executableTarget(name: "masonry", dependencies: ["MasonryCommand", "MasonrySheet"]),
-        .executableTarget(name: "masonry-bench", dependencies: ["ColorManagement", "MasonrySheet", "PNGCodec", "JPEGCodec", "MasonryLayout", "Raster", "SeededRandom", "WorkerThreads"]),
+        .executableTarget(name: "masonry-bench", dependencies: ["CodecCore", "ColorManagement", "MasonrySheet", "PNGCodec", "JPEGCodec", "MasonryLayout", "Raster", "SeededRandom", "WorkerThreads"]),
         .target(name: "GalleryPage", dependencies: ["BitmapText"]),
-        .executableTarget(name: "gallery-page-bench", dependencies: ["GalleryPage", "PNGCodec", "HeadlessChromium"]),
+        .executableTarget(name: "gallery-page-bench", dependencies: ["CodecCore", "GalleryPage", "PNGCodec", "HeadlessChromium"]),
         // Headless Chromium over the DevTools pipe, for gallery-page-bench and the browser tests.
         .target(name: "HeadlessChromium"),
 
         // Every parser of outside bytes as a fuzz target: libFuzzer (scripts/fuzz.sh) and FuzzReplayTests call it.
-        .target(name: "FuzzTargets", dependencies: ["PNGCodec", "JPEGCodec", "WebPCodec", "GIFCodec", "HEIFCodec", "CompareConfig", "ThumbnailCache", "MasonrySheet", "MasonryCommand", "ColorManagement"]),
+        .target(name: "FuzzTargets", dependencies: ["CodecCore", "PNGCodec", "JPEGCodec", "WebPCodec", "GIFCodec", "HEIFCodec", "CompareConfig", "ThumbnailCache", "MasonrySheet", "MasonryCommand", "ColorManagement"]),
         // The libFuzzer driver over FuzzTargets (scripts/fuzz.sh); in an ordinary build, a replayer of files.
         .executableTarget(name: "masonry-fuzz", dependencies: ["FuzzTargets", "CSanitizerRuntime"]),
         // Declarations of the sanitizer runtimes' entry points (libFuzzer's driver, TSan's annotations); links nothing.
         .systemLibrary(name: "CSanitizerRuntime"),
 
         // Tests. TestSupport holds what several test targets share.
-        .target(name: "TestSupport", dependencies: ["PNGCodec", "SeededRandom", "CZlib", "WorkerThreads", "Raster"], path: "Tests/TestSupport"),
-        .testTarget(name: "PNGCodecTests", dependencies: ["PNGCodec", "CPNGBridge", "CZlib", "Raster", "TestSupport"], resources: [.copy("Fixtures")]),
-        .testTarget(name: "DeflateTests", dependencies: ["Deflate", "TestSupport"]),
-        .testTarget(name: "WorkerThreadsTests", dependencies: ["WorkerThreads"]),
-        .testTarget(name: "MasonryLayoutTests", dependencies: ["MasonryLayout", "TestSupport"]),
-        .testTarget(name: "ColorManagementTests", dependencies: ["ColorManagement", "WorkerThreads", "PNGCodec", "JPEGCodec", "WebPCodec", "HEIFCodec", "Raster", "SeededRandom", "FuzzTargets", "TestSupport"], resources: [.copy("Fixtures")]),
-        .testTarget(name: "JPEGCodecTests", dependencies: ["JPEGCodec", "PNGCodec", "Raster", "TestSupport"], resources: [.copy("Fixtures")]),
-        .testTarget(name: "WebPCodecTests", dependencies: ["WebPCodec", "PNGCodec", "Raster", "TestSupport"], resources: [.copy("Fixtures")]),
-        .testTarget(name: "GIFCodecTests", dependencies: ["GIFCodec", "PNGCodec", "Raster", "TestSupport"], resources: [.copy("Fixtures")]),
-        .testTarget(name: "HEIFCodecTests", dependencies: ["HEIFCodec", "PNGCodec", "Raster", "TestSupport"], resources: [.copy("Fixtures")]),
-        .testTarget(name: "RasterTests", dependencies: ["Raster", "TestSupport"], resources: [.copy("Fixtures")]),
-        .testTarget(name: "MasonrySheetTests", dependencies: ["MasonrySheet", "MasonryCommand", "MasonryLayout", "BitmapText", "PNGCodec", "Raster", "TestSupport"], resources: [.copy("Fixtures")]),
-        .testTarget(name: "BitmapTextTests", dependencies: ["BitmapText", "MasonrySheet", "PNGCodec", "Raster", "TestSupport"], resources: [.copy("Fixtures")]),
-        .testTarget(name: "CompareConfigTests", dependencies: ["CompareConfig", "ImageDiff", "TestSupport"]),
-        .testTarget(name: "ImageDiffTests", dependencies: ["ImageDiff", "PNGCodec", "TestSupport"], resources: [.copy("Fixtures")]),
-        .testTarget(name: "ThumbnailCacheTests", dependencies: ["ThumbnailCache", "TestSupport", "WorkerThreads"], exclude: ["Golden"]),
+        .target(name: "TestSupport", dependencies: ["CodecCore", "PNGCodec", "SeededRandom", "CZlib", "WorkerThreads", "Raster"], path: "Tests/TestSupport"),
+        .testTarget(name: "PNGCodecTests", dependencies: ["CodecCore", "PNGCodec", "CPNGBridge", "CZlib", "Raster", "TestSupport"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "DeflateTests", dependencies: ["CodecCore", "Deflate", "TestSupport"]),
+        .testTarget(name: "WorkerThreadsTests", dependencies: ["CodecCore", "WorkerThreads"]),
+        .testTarget(name: "MasonryLayoutTests", dependencies: ["CodecCore", "MasonryLayout", "TestSupport"]),
+        .testTarget(name: "ColorManagementTests", dependencies: ["CodecCore", "ColorManagement", "WorkerThreads", "PNGCodec", "JPEGCodec", "WebPCodec", "HEIFCodec", "Raster", "SeededRandom", "FuzzTargets", "TestSupport"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "JPEGCodecTests", dependencies: ["CodecCore", "JPEGCodec", "PNGCodec", "Raster", "TestSupport"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "WebPCodecTests", dependencies: ["CodecCore", "WebPCodec", "PNGCodec", "Raster", "TestSupport"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "GIFCodecTests", dependencies: ["CodecCore", "GIFCodec", "PNGCodec", "Raster", "TestSupport"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "HEIFCodecTests", dependencies: ["CodecCore", "HEIFCodec", "PNGCodec", "Raster", "TestSupport"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "RasterTests", dependencies: ["CodecCore", "Raster", "TestSupport"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "MasonrySheetTests", dependencies: ["CodecCore", "MasonrySheet", "MasonryCommand", "MasonryLayout", "BitmapText", "PNGCodec", "Raster", "TestSupport"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "BitmapTextTests", dependencies: ["CodecCore", "BitmapText", "MasonrySheet", "PNGCodec", "Raster", "TestSupport"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "CompareConfigTests", dependencies: ["CodecCore", "CompareConfig", "ImageDiff", "TestSupport"]),
+        .testTarget(name: "ImageDiffTests", dependencies: ["Digest", "CodecCore", "ImageDiff", "PNGCodec", "TestSupport"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "ThumbnailCacheTests", dependencies: ["CodecCore", "ThumbnailCache", "TestSupport", "WorkerThreads"], exclude: ["Golden"]),
         // Child process for ThumbnailCacheTests: a cache user with a file size limit, another uid, or in parallel.
         .executableTarget(name: "ThumbnailCacheProbe", dependencies: ["ThumbnailCache"], path: "Tests/ThumbnailCacheProbe"),
-        .testTarget(name: "HostileInputTests", dependencies: ["PNGCodec", "MasonryLayout", "Raster", "MasonrySheet", "MasonryCommand", "TestSupport"]),
-        .testTarget(name: "FuzzReplayTests", dependencies: ["FuzzTargets"], exclude: ["CORPUS.md"], resources: [.copy("Corpus")]),
-        .testTarget(name: "GalleryPageTests", dependencies: ["GalleryPage", "PNGCodec", "HeadlessChromium", "TestSupport"]),
+        .testTarget(name: "HostileInputTests", dependencies: ["CodecCore", "PNGCodec", "MasonryLayout", "Raster", "MasonrySheet", "MasonryCommand", "TestSupport"]),
+        .testTarget(name: "FuzzReplayTests", dependencies: ["CodecCore", "FuzzTargets"], exclude: ["CORPUS.md"], resources: [.copy("Corpus")]),
+        .testTarget(name: "GalleryPageTests", dependencies: ["CodecCore", "GalleryPage", "PNGCodec", "HeadlessChromium", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
+import Digest
 import Glibc
 #endif
-import ImageDiff
 
 /// An ICC profile whose structure was checked before any lcms code reads it: the header's size
 /// field against the bytes, the `acsp` signature, the tag count against the size, every tag's

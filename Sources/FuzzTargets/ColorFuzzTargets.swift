@@ -1,5 +1,6 @@
 import ColorManagement
 import JPEGCodec
+import CodecCore
 import PNGCodec
 
 extension FuzzTarget {

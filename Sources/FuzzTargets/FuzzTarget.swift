@@ -1,11 +1,12 @@
 #if canImport(Glibc)
 @preconcurrency import Glibc
 #endif
+import CodecCore
 import PNGCodec
 
 /// One parser of outside bytes as a fuzzer drives it. `run` takes any bytes and returns; a bad
 /// file is a thrown error, caught inside. It must never crash, hang, or allocate past
-/// `PNGLimits.fuzzing`. libFuzzer (`scripts/fuzz.sh`) and `swift test` (which replays the
+/// `DecodeLimits.fuzzing`. libFuzzer (`scripts/fuzz.sh`) and `swift test` (which replays the
 /// committed seeds and regression files) call the same `run`.
 public struct FuzzTarget: Sendable {
     /// The name `scripts/fuzz.sh` takes, and the folder of its corpus under
@@ -19,10 +20,10 @@ public struct FuzzTarget: Sendable {
     }
 }
 
-extension PNGLimits {
+extension DecodeLimits {
     /// The limits every fuzz target decodes under: the product's checks with 16 M pixels and
     /// 16384 px rows at most, so that running out of memory is a finding, never a file's request.
-    public static let fuzzing = PNGLimits(maxPixels: 1 << 24, maxWidth: 1 << 14)
+    public static let fuzzing = DecodeLimits(maxPixels: 1 << 24, maxWidth: 1 << 14)
 }
 
 /// Hands `bytes` to `body` as an open `InputFile` (an unlinked file on tmpfs, so the codecs read

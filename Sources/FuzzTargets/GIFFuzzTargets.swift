@@ -1,4 +1,5 @@
 import GIFCodec
+import CodecCore
 import PNGCodec
 
 extension FuzzTarget {

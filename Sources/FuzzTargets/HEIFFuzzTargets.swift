@@ -1,4 +1,5 @@
 import HEIFCodec
+import CodecCore
 import PNGCodec
 
 extension FuzzTarget {

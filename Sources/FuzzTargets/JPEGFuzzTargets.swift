@@ -1,4 +1,5 @@
 import JPEGCodec
+import CodecCore
 import PNGCodec
 
 extension FuzzTarget {

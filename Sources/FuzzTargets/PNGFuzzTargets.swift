@@ -1,3 +1,4 @@
+import CodecCore
 import PNGCodec
 
 extension FuzzTarget {
@@ -39,7 +40,7 @@ extension FuzzTarget {
                 // incomplete Huffman code) where zlib refuses them; its Adler-32 check of the output
                 // still passed, so the fast path's rows are the ones the encoder meant. Known and
                 // allowed (Notes/fuzzing.md); any other refusal is a finding.
-                if case .corruptImageData? = (error as? PNGError)?.failure { return }
+                if case .corruptImageData? = (error as? ImageError)?.pngFailure { return }
                 preconditionFailure("the fast path accepted a file libpng refuses: \(error)")
             }
             let reference = try! outcome.get()

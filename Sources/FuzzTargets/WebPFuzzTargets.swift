@@ -1,3 +1,4 @@
+import CodecCore
 import PNGCodec
 import WebPCodec
 

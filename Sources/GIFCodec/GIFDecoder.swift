@@ -1,5 +1,5 @@
 import CGIFBridge
-import PNGCodec
+import CodecCore
 import Raster
 
 /// A row-streaming decoder of a GIF's first frame (giflib, record by record; later frames are
@@ -34,7 +34,7 @@ public final class GIFDecoder: RowSource {
     public let rowFormat: PixelFormat
     /// What broke in the first frame's data, once `nextRow()` met it (the rest of the frame
     /// is then transparent, or background colour in `.rgb8`); nil for an intact frame.
-    public private(set) var trailingProblem: PNGError?
+    public private(set) var trailingProblem: ImageError?
     public var rowsStarted: Bool { cursor.started }
 
     private let bridge: OpaquePointer
@@ -53,16 +53,16 @@ public final class GIFDecoder: RowSource {
     private var linesDecoded = 0
 
     /// Opens `file` (the header walk first, then giflib up to the first frame). Throws
-    /// `PNGError` with a one-line reason for a file that is not a readable GIF or whose canvas
+    /// `ImageError` with a one-line reason for a file that is not a readable GIF or whose canvas
     /// is over `limits`; the canvas is checked before anything is allocated. `minimumWidth`
     /// and `minimumHeight` are accepted for the decoder contract; GIF never shrinks on load.
-    public init(file: InputFile, limits: PNGLimits, minimumWidth: Int = 0, minimumHeight: Int = 0) throws(PNGError) {
+    public init(file: InputFile, limits: DecodeLimits, minimumWidth: Int = 0, minimumHeight: Int = 0) throws(ImageError) {
         let header = try GIFHeader(file: file)
         if let refusal = limits.refusal(width: header.width, height: header.height) { throw refusal }
-        guard let bridge = mgif_decoder_create_fd(file.descriptor) else { throw PNGError(.outOfMemory) }
+        guard let bridge = mgif_decoder_create_fd(file.descriptor) else { throw ImageError(.outOfMemory) }
         var info = mgif_first_frame()
         let status = mgif_decoder_open(bridge, &info)
-        guard status == MGIF_OK else {
+        guard status == MB_OK else {
             let error = Self.openError(status, bridge)
             mgif_decoder_destroy(bridge)
             throw error
@@ -71,7 +71,7 @@ public final class GIFDecoder: RowSource {
         guard Int(info.left) == frame.left, Int(info.top) == frame.top, Int(info.width) == frame.width,
               Int(info.height) == frame.height, (info.interlaced != 0) == frame.isInterlaced else {
             mgif_decoder_destroy(bridge)
-            throw PNGError(.malformed, "malformed GIF file (the first frame changed while it was read)")
+            throw ImageError(.malformed, "malformed GIF file (the first frame changed while it was read)")
         }
         self.bridge = bridge
         self.file = file
@@ -103,11 +103,11 @@ public final class GIFDecoder: RowSource {
     /// bytes), valid until the next call or until the decoder is released; nil after the last
     /// row. Damage in the frame's data is not thrown (see `trailingProblem`); a failed read of
     /// the file is thrown, and again on any later call.
-    public func nextRow() throws(PNGError) -> UnsafeBufferPointer<UInt8>? {
-        try cursor.next(read: { y throws(PNGError) in try canvasRow(y) }, finish: {})
+    public func nextRow() throws(ImageError) -> UnsafeBufferPointer<UInt8>? {
+        try cursor.next(read: { y throws(ImageError) in try canvasRow(y) }, finish: {})
     }
 
-    private func canvasRow(_ y: Int) throws(PNGError) -> UnsafeBufferPointer<UInt8> {
+    private func canvasRow(_ y: Int) throws(ImageError) -> UnsafeBufferPointer<UInt8> {
         let frameRow = y - frame.top
         guard frameRow >= 0, frameRow < frame.height else {
             // Outside the frame: only in `.rgba8`, whose row buffer is transparent outside it.
@@ -123,7 +123,7 @@ public final class GIFDecoder: RowSource {
     }
 
     /// The indices of row `frameRow` of the frame, or nil when the damaged data did not reach it.
-    private func frameLine(_ frameRow: Int) throws(PNGError) -> UnsafeBufferPointer<UInt8>? {
+    private func frameLine(_ frameRow: Int) throws(ImageError) -> UnsafeBufferPointer<UInt8>? {
         if frame.isInterlaced {
             if indices == nil { try decodeInterlacedFrame() }
             guard Self.storedLine(of: frameRow, height: frame.height) < linesDecoded else { return nil }
@@ -136,7 +136,7 @@ public final class GIFDecoder: RowSource {
     }
 
     /// Decodes every line of an interlaced frame into its rows, pass by pass, until the data ends.
-    private func decodeInterlacedFrame() throws(PNGError) {
+    private func decodeInterlacedFrame() throws(ImageError) {
         let buffer = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: frame.width * frame.height)
         indices = buffer
         for (start, step) in [(0, 8), (4, 8), (2, 4), (1, 2)] {
@@ -148,20 +148,20 @@ public final class GIFDecoder: RowSource {
 
     /// Decodes the next stored line; false (with `trailingProblem` set) when the frame's data
     /// is damaged there. A failed read of the file throws.
-    private func decodeLine(into target: UnsafeMutablePointer<UInt8>) throws(PNGError) -> Bool {
+    private func decodeLine(into target: UnsafeMutablePointer<UInt8>) throws(ImageError) -> Bool {
         let status = mgif_decoder_read_line(bridge, target)
         switch status {
-        case MGIF_OK:
+        case MB_OK:
             linesDecoded += 1
             return true
-        case MGIF_IO:
-            throw PNGError(.io, Self.message(bridge))
-        case MGIF_TRUNCATED:
-            trailingProblem = PNGError(.truncatedImageData)
-        case MGIF_LIMIT:
-            throw PNGError(.outOfMemory)
+        case MB_IO:
+            throw ImageError(.io, Self.message(bridge))
+        case MB_TRUNCATED:
+            trailingProblem = ImageError(.truncatedImageData)
+        case MB_LIMIT:
+            throw ImageError(.outOfMemory)
         default:
-            trailingProblem = PNGError(.malformed, "corrupt image data (\(Self.lowercasedFirst(Self.message(bridge))))")
+            trailingProblem = ImageError(.malformed, "corrupt image data (\(Self.lowercasedFirst(Self.message(bridge))))")
         }
         return false
     }
@@ -229,14 +229,13 @@ public final class GIFDecoder: RowSource {
         return table
     }
 
-    private static func openError(_ status: mgif_status, _ bridge: OpaquePointer) -> PNGError {
+    private static func openError(_ status: mb_status, _ bridge: OpaquePointer) -> ImageError {
         let message = Self.message(bridge)
         return switch status {
-        case MGIF_IO: PNGError(.io, message)
-        case MGIF_LIMIT: PNGError(.outOfMemory)
-        case MGIF_TRUNCATED: PNGError(.malformed, "truncated GIF file (before the image data)")
-        case MGIF_USAGE: PNGError(.unsupported, message)
-        default: PNGError(.malformed, "malformed GIF file (\(lowercasedFirst(message)))")
+        case MB_LIMIT: ImageError(.outOfMemory)
+        case MB_TRUNCATED: ImageError(bridge: status, reason: "truncated GIF file (before the image data)")
+        case MB_MALFORMED: ImageError(bridge: status, reason: "malformed GIF file (\(lowercasedFirst(message)))")
+        default: ImageError(bridge: status, reason: message)
         }
     }
 

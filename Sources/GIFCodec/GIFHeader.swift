@@ -1,4 +1,4 @@
-import PNGCodec
+import CodecCore
 import Raster
 
 /// What a sheet needs to know about a GIF before decoding it: the canvas the first frame is
@@ -52,30 +52,24 @@ public struct GIFHeader: Sendable, Hashable {
     }
 
     /// Reads the header of an open file with positioned reads (the descriptor's offset is not used).
-    public init(file: InputFile) throws(PNGError) {
-        var reader = BlockReader(size: file.size) { offset, buffer throws(PNGError) in
-            try file.read(at: offset, into: buffer)
-        }
+    public init(file: InputFile) throws(ImageError) {
+        var reader = WindowedReader(file: file)
         try self.init(reader: &reader)
     }
 
     /// Reads the header of a GIF held in memory.
-    public init(bytes: [UInt8]) throws(PNGError) {
-        var reader = BlockReader(size: bytes.count) { offset, buffer in
-            let count = max(0, min(buffer.count, bytes.count - offset))
-            for i in 0..<count { buffer[i] = bytes[offset + i] }
-            return count
-        }
+    public init(bytes: [UInt8]) throws(ImageError) {
+        var reader = WindowedReader(bytes: bytes)
         try self.init(reader: &reader)
     }
 
     private static let signature87 = Array("GIF87a".utf8)
     private static let signature89 = Array("GIF89a".utf8)
 
-    private init(reader: inout BlockReader) throws(PNGError) {
-        let start = try reader.bytes(13)
+    private init(reader: inout WindowedReader) throws(ImageError) {
+        let start = try reader.read(13)
         guard Self.hasSignature(start) else {
-            throw PNGError(.malformed, start.starts(with: Array("GIF".utf8)) && start.count >= 6
+            throw ImageError(.malformed, start.starts(with: Array("GIF".utf8)) && start.count >= 6
                            ? "unknown GIF version (not 87a or 89a)" : "not a GIF file")
         }
         guard start.count == 13 else { throw Self.truncatedBeforeTheImage }
@@ -84,7 +78,7 @@ public struct GIFHeader: Sendable, Hashable {
         screenHeight = Int(start[8]) | Int(start[9]) << 8
         let flags = start[10]
         globalColorCount = flags & 0x80 != 0 ? 2 << Int(flags & 7) : 0
-        try reader.skip(3 * globalColorCount, orThrow: Self.truncatedBeforeTheImage)
+        guard reader.skip(3 * globalColorCount) else { throw Self.truncatedBeforeTheImage }
 
         var frames = 0
         var first: GIFFrame?
@@ -119,10 +113,10 @@ public struct GIFHeader: Sendable, Hashable {
                     break walk
                 }
             case 0x2C:   // image descriptor, local colour table, LZW code size, sub-blocks
-                let descriptor = try reader.bytes(9)
+                let descriptor = try reader.read(9)
                 let frameFlags = descriptor.count == 9 ? descriptor[8] : 0
                 let localColors = frameFlags & 0x80 != 0 ? 2 << Int(frameFlags & 7) : 0
-                guard descriptor.count == 9, try reader.skip(3 * localColors), let codeSize = try reader.byte() else {
+                guard descriptor.count == 9, reader.skip(3 * localColors), let codeSize = try reader.byte() else {
                     guard frames > 0 else { throw Self.truncatedBeforeTheImage }
                     note = "truncated in frame \(frames + 1)"
                     break walk
@@ -134,13 +128,13 @@ public struct GIFHeader: Sendable, Hashable {
                                          isInterlaced: frameFlags & 0x40 != 0, localColorCount: localColors,
                                          lzwCodeSize: Int(codeSize))
                     guard frame.width > 0, frame.height > 0 else {
-                        throw PNGError(.malformed, "first GIF frame is \(frame.width)×\(frame.height)")
+                        throw ImageError(.malformed, "first GIF frame is \(frame.width)×\(frame.height)")
                     }
                     // The format allows 2...8. giflib widens its codes at a different point
                     // than Pillow and Chromium for code size 1, so such a frame would come out
                     // garbled: refused, as 0 and more than 8 are.
                     guard (2...8).contains(codeSize) else {
-                        throw PNGError(.malformed, "bad LZW code size \(codeSize) in the first GIF frame")
+                        throw ImageError(.malformed, "bad LZW code size \(codeSize) in the first GIF frame")
                     }
                     first = frame
                 }
@@ -151,13 +145,13 @@ public struct GIFHeader: Sendable, Hashable {
                 }
             default:
                 guard frames > 0 else {
-                    throw PNGError(.malformed, "malformed GIF file (unknown block 0x\(String(introducer, radix: 16, uppercase: true)) before the first frame)")
+                    throw ImageError(.malformed, "malformed GIF file (unknown block 0x\(String(introducer, radix: 16, uppercase: true)) before the first frame)")
                 }
                 note = "unknown block after frame \(frames)"
                 break walk
             }
         }
-        guard let first else { throw PNGError(.malformed, "no image in the GIF file") }
+        guard let first else { throw ImageError(.malformed, "no image in the GIF file") }
         firstFrame = first
         width = max(screenWidth, first.left + first.width)
         height = max(screenHeight, first.top + first.height)
@@ -169,8 +163,8 @@ public struct GIFHeader: Sendable, Hashable {
         colorNote = nil
     }
 
-    private static var truncatedBeforeTheImage: PNGError {
-        PNGError(.malformed, "truncated GIF file (before the image data)")
+    private static var truncatedBeforeTheImage: ImageError {
+        ImageError(.malformed, "truncated GIF file (before the image data)")
     }
 
     private static func uint16(_ bytes: [UInt8], _ at: Int) -> Int {
@@ -190,82 +184,22 @@ public struct GIFFrame: Sendable, Hashable {
     public let lzwCodeSize: Int
 }
 
-/// Sequential reads through a 64 KiB window over positioned reads; skipping inside the
-/// window costs nothing, skipping past it moves the offset without reading.
-private struct BlockReader {
-    let size: Int
-    let read: (Int, UnsafeMutableBufferPointer<UInt8>) throws(PNGError) -> Int
-    private var window: [UInt8] = []
-    private var windowStart = 0
-    private(set) var offset = 0
-    static let windowSize = 1 << 16
-
-    init(size: Int, read: @escaping (Int, UnsafeMutableBufferPointer<UInt8>) throws(PNGError) -> Int) {
-        self.size = size
-        self.read = read
-    }
-
-    /// Makes the window hold `offset` (and up to 64 KiB after it); false at the end of the file.
-    private mutating func fill() throws(PNGError) -> Bool {
-        if offset >= windowStart && offset < windowStart + window.count { return true }
-        guard offset < size else { return false }
-        if window.count != Self.windowSize { window = [UInt8](repeating: 0, count: Self.windowSize) }
-        let wanted = min(Self.windowSize, size - offset)
-        let at = offset
-        let got = try window.withUnsafeMutableBufferPointer { buffer throws(PNGError) in
-            try read(at, UnsafeMutableBufferPointer(rebasing: buffer[0..<wanted]))
-        }
-        window.removeLast(window.count - got)
-        windowStart = offset
-        return got > 0
-    }
-
-    /// The next byte, or nil at the end of the file.
-    mutating func byte() throws(PNGError) -> UInt8? {
-        guard try fill() else { return nil }
-        let value = window[offset - windowStart]
-        offset += 1
-        return value
-    }
-
-    /// Up to `count` bytes (fewer at the end of the file).
-    mutating func bytes(_ count: Int) throws(PNGError) -> [UInt8] {
-        var result: [UInt8] = []
-        result.reserveCapacity(count)
-        while result.count < count, try fill() {
-            let start = offset - windowStart
-            let taken = min(count - result.count, window.count - start)
-            result += window[start ..< start + taken]
-            offset += taken
-        }
-        return result
-    }
-
-    /// Moves past `count` bytes; false (offset unchanged) when the file is shorter.
-    mutating func skip(_ count: Int) throws(PNGError) -> Bool {
-        guard offset + count <= size else { return false }
-        offset += count
-        return true
-    }
-
-    mutating func skip(_ count: Int, orThrow error: PNGError) throws(PNGError) {
-        guard try skip(count) else { throw error }
-    }
-
+/// GIF's data sub-blocks (a length byte, then that many bytes, up to a zero length).
+extension WindowedReader {
     /// The data of the next sub-block without consuming it (empty at a terminator or the end).
-    mutating func peekSubBlock() throws(PNGError) -> [UInt8] {
+    fileprivate mutating func peekSubBlock() throws(ImageError) -> [UInt8] {
         let saved = offset
         defer { offset = saved }
         guard let length = try byte() else { return [] }
-        return try bytes(Int(length))
+        return try read(Int(length))
     }
 
     /// Skips data sub-blocks through the zero-length terminator; false when the file ends first.
-    mutating func skipSubBlocks() throws(PNGError) -> Bool {
+    fileprivate mutating func skipSubBlocks() throws(ImageError) -> Bool {
         while true {
             guard let length = try byte() else { return false }
             if length == 0 { return true }
-            guard try skip(Int(length)) else { return false }
+            guard skip(Int(length)) else { return false }
         }
     }
 }

@@ -1,4 +1,4 @@
-import PNGCodec
+import CodecCore
 #if canImport(Glibc)
 @preconcurrency import Glibc
 #endif
@@ -11,8 +11,8 @@ struct Box {
 }
 
 /// The malformed-file error every box check throws.
-func malformedHEIF(_ detail: String) -> PNGError {
-    PNGError(.malformed, "malformed HEIF file: \(detail)")
+func malformedHEIF(_ detail: String) -> ImageError {
+    ImageError(.malformed, "malformed HEIF file: \(detail)")
 }
 
 /// A box's four-character code as text (bytes outside printable ASCII shown as '?').
@@ -25,7 +25,7 @@ func fourCC(_ bytes: ArraySlice<UInt8>) -> String {
 /// runs past it, a size smaller than its own header, or a size 0 where `zeroSizeAllowed` is
 /// false is refused.
 func parseBoxHeader(_ header: ArraySlice<UInt8>, at offset: Int, limit: Int, zeroSizeAllowed: Bool,
-                    parentName: String) throws(PNGError) -> Box {
+                    parentName: String) throws(ImageError) -> Box {
     guard header.count >= 8 else { throw malformedHEIF("truncated box header in \(parentName)") }
     let start = header.startIndex
     let size32 = Int(readUInt32(header, start))
@@ -50,13 +50,13 @@ func parseBoxHeader(_ header: ArraySlice<UInt8>, at offset: Int, limit: Int, zer
     return Box(type: type, payload: (offset + headerSize)..<(offset + size))
 }
 
-private func pastEnd(_ type: String, _ parentName: String) -> PNGError {
+private func pastEnd(_ type: String, _ parentName: String) -> ImageError {
     parentName == "the file" ? malformedHEIF("box '\(type)' runs past the end of the file")
                              : malformedHEIF("box '\(type)' runs past the end of its parent '\(parentName)'")
 }
 
 /// The child boxes filling `range` of `bytes` (a box's payload, after any full-box fields).
-func childBoxes(of bytes: [UInt8], in range: Range<Int>, parentName: String) throws(PNGError) -> [Box] {
+func childBoxes(of bytes: [UInt8], in range: Range<Int>, parentName: String) throws(ImageError) -> [Box] {
     var boxes: [Box] = []
     var offset = range.lowerBound
     while offset < range.upperBound {
@@ -91,7 +91,7 @@ struct FieldReader {
     var remaining: Int { end - offset }
 
     /// An unsigned big-endian number of `size` bytes (0...8; 0 reads nothing and gives 0).
-    mutating func number(_ size: Int) throws(PNGError) -> Int {
+    mutating func number(_ size: Int) throws(ImageError) -> Int {
         guard size <= remaining else { throw malformedHEIF("truncated '\(box)' box") }
         var value: UInt64 = 0
         for index in 0..<size { value = value << 8 | UInt64(bytes[offset + index]) }
@@ -100,18 +100,18 @@ struct FieldReader {
         return Int(value)
     }
 
-    mutating func uint8() throws(PNGError) -> Int { try number(1) }
-    mutating func uint16() throws(PNGError) -> Int { try number(2) }
-    mutating func uint32() throws(PNGError) -> Int { try number(4) }
-    mutating func int32() throws(PNGError) -> Int { Int(Int32(truncatingIfNeeded: try number(4))) }
+    mutating func uint8() throws(ImageError) -> Int { try number(1) }
+    mutating func uint16() throws(ImageError) -> Int { try number(2) }
+    mutating func uint32() throws(ImageError) -> Int { try number(4) }
+    mutating func int32() throws(ImageError) -> Int { Int(Int32(truncatingIfNeeded: try number(4))) }
 
     /// Version and flags of a full box.
-    mutating func fullBoxHeader() throws(PNGError) -> (version: Int, flags: Int) {
+    mutating func fullBoxHeader() throws(ImageError) -> (version: Int, flags: Int) {
         let version = try uint8()
         return (version, try number(3))
     }
 
-    mutating func fourCharacters() throws(PNGError) -> String {
+    mutating func fourCharacters() throws(ImageError) -> String {
         guard remaining >= 4 else { throw malformedHEIF("truncated '\(box)' box") }
         defer { offset += 4 }
         return fourCC(bytes[offset..<(offset + 4)])
@@ -124,29 +124,9 @@ struct FieldReader {
 
     /// Refuses a claimed count of entries at least `entrySize` bytes each that cannot fit
     /// in what is left of the box.
-    func check(count: Int, entrySize: Int, what: String) throws(PNGError) {
+    func check(count: Int, entrySize: Int, what: String) throws(ImageError) {
         guard count <= remaining / max(entrySize, 1) else {
             throw malformedHEIF("'\(box)' box claims \(count) \(what) in \(remaining) bytes")
         }
-    }
-}
-
-extension InputFile {
-    /// Up to `count` bytes from `offset` with positioned reads (fewer at the end of the file).
-    func bytes(at offset: Int, count: Int) throws(PNGError) -> [UInt8] {
-        let wanted = max(0, min(count, size - offset))
-        var buffer = [UInt8](repeating: 0, count: wanted)
-        var done = 0
-        while done < wanted {
-            let got = buffer.withUnsafeMutableBytes { raw in
-                pread(descriptor, raw.baseAddress! + done, wanted - done, off_t(offset + done))
-            }
-            if got < 0 && errno == EINTR { continue }
-            if got < 0 { throw PNGError(.readFailed(errno: errno)) }
-            if got == 0 { break }
-            done += got
-        }
-        buffer.removeLast(wanted - done)
-        return buffer
     }
 }

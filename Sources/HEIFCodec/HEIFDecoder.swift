@@ -1,5 +1,5 @@
 import CHEIFBridge
-import PNGCodec
+import CodecCore
 import Raster
 
 /// A HEIF/AVIF decoder (libheif 1.15: HEVC through libde265, AV1 through aom, which unlike
@@ -29,7 +29,7 @@ public final class HEIFDecoder: RowSource {
     public let width: Int
     public let height: Int
     public let rowFormat: PixelFormat
-    public let trailingProblem: PNGError? = nil
+    public let trailingProblem: ImageError? = nil
 
     private let bridge: OpaquePointer
     /// Kept open while libheif may read it.
@@ -44,23 +44,23 @@ public final class HEIFDecoder: RowSource {
     }
 
     /// Opens `file` and decodes it to at least twice `minimumWidth` × `minimumHeight` (0 × 0:
-    /// the smallest thumbnail that can stand in, if any). Throws `PNGError` with a one-line
+    /// the smallest thumbnail that can stand in, if any). Throws `ImageError` with a one-line
     /// reason for a file that is not a readable HEIF/AVIF or is over the limits.
-    public init(file: InputFile, limits: PNGLimits, minimumWidth: Int, minimumHeight: Int) throws(PNGError) {
+    public init(file: InputFile, limits: DecodeLimits, minimumWidth: Int, minimumHeight: Int) throws(ImageError) {
         let header = try HEIFHeader(file: file)
         for size in header.decodedSizes {
             if let refusal = limits.refusal(width: size.width, height: size.height) { throw refusal }
         }
         guard mheif_decoder_name(header.format == .avif ? 1 : 0) != nil else {
-            throw PNGError(.unsupported, "this libheif has no \(header.format == .avif ? "AV1" : "HEVC") decoder")
+            throw ImageError(.unsupported, "this libheif has no \(header.format == .avif ? "AV1" : "HEVC") decoder")
         }
         let thumbnail = header.thumbnail(minimumWidth: minimumWidth, minimumHeight: minimumHeight)
         let maxSide = Int32(clamping: min(limits.maxPixels, Int(Int32.max) - 1) + 1)
         guard let bridge = mheif_decoder_create_fd(file.descriptor, Int64(file.size), maxSide) else {
-            throw PNGError(.outOfMemory)
+            throw ImageError(.outOfMemory)
         }
         let info: mheif_image_info
-        do throws(PNGError) {
+        do throws(ImageError) {
             info = try Self.decode(bridge, header: header, thumbnail: thumbnail)
         } catch {
             mheif_decoder_destroy(bridge)
@@ -79,18 +79,18 @@ public final class HEIFDecoder: RowSource {
     /// Has libheif read the file and decode the primary image or `thumbnail`, which must be the
     /// item and the size the header found.
     private static func decode(_ bridge: OpaquePointer, header: HEIFHeader, thumbnail: HEIFThumbnail?)
-        throws(PNGError) -> mheif_image_info {
+        throws(ImageError) -> mheif_image_info {
         var primaryID: UInt32 = 0
         try check(mheif_decoder_read(bridge, &primaryID), bridge)
         guard Int(primaryID) == header.primaryItemID else {
-            throw PNGError(.malformed, "malformed HEIF file: libheif finds primary item \(primaryID), the header \(header.primaryItemID)")
+            throw ImageError(.malformed, "malformed HEIF file: libheif finds primary item \(primaryID), the header \(header.primaryItemID)")
         }
         var info = mheif_image_info()
         let av1 = thumbnail.map(\.isAV1) ?? (header.format == .avif)
         try check(mheif_decoder_decode(bridge, UInt32(thumbnail?.itemID ?? 0), av1 ? 1 : 0, &info), bridge)
         let expected = thumbnail.map { ($0.width, $0.height) } ?? (header.width, header.height)
         guard (Int(info.width), Int(info.height)) == expected else {
-            throw PNGError(.malformed, "malformed HEIF file: libheif decoded \(info.width)×\(info.height) where the header says \(expected.0)×\(expected.1)")
+            throw ImageError(.malformed, "malformed HEIF file: libheif decoded \(info.width)×\(info.height) where the header says \(expected.0)×\(expected.1)")
         }
         return info
     }
@@ -99,24 +99,24 @@ public final class HEIFDecoder: RowSource {
 
     /// Returns the next row, top to bottom, in `rowFormat`, valid until the next call or until
     /// the decoder is released; nil after the last row.
-    public func nextRow() throws(PNGError) -> UnsafeBufferPointer<UInt8>? {
-        try cursor.next(read: { y throws(PNGError) in
-            guard let row = mheif_decoder_row(bridge, UInt32(y)) else { throw PNGError(.misuse("no decoded row \(y)")) }
+    public func nextRow() throws(ImageError) -> UnsafeBufferPointer<UInt8>? {
+        try cursor.next(read: { y throws(ImageError) in
+            guard let row = mheif_decoder_row(bridge, UInt32(y)) else { throw ImageError(.misuse("no decoded row \(y)")) }
             return UnsafeBufferPointer(start: row, count: width * rowFormat.bytesPerPixel)
         }, finish: {})
     }
 
     public var rowsStarted: Bool { cursor.started }
 
-    private static func check(_ status: mheif_status, _ bridge: OpaquePointer) throws(PNGError) {
+    private static func check(_ status: mheif_status, _ bridge: OpaquePointer) throws(ImageError) {
         guard status != MHEIF_OK else { return }
         let message = String(cString: mheif_decoder_message(bridge))
         let reason = message.isEmpty ? "libheif failed" : message.prefix(1).lowercased() + message.dropFirst()
         throw switch status {
-        case MHEIF_LIMIT: PNGError(.limitExceeded, "HEIF image over libheif's limits: \(reason)")
-        case MHEIF_IO: PNGError(.io, reason)
-        case MHEIF_UNSUPPORTED: PNGError(.unsupported, "unsupported HEIF file: \(reason)")
-        default: PNGError(.malformed, "corrupt HEIF file: \(reason)")
+        case MHEIF_LIMIT: ImageError(.limitExceeded, "HEIF image over libheif's limits: \(reason)")
+        case MHEIF_IO: ImageError(.io, reason)
+        case MHEIF_UNSUPPORTED: ImageError(.unsupported, "unsupported HEIF file: \(reason)")
+        default: ImageError(.malformed, "corrupt HEIF file: \(reason)")
         }
     }
 }

@@ -1,4 +1,4 @@
-import PNGCodec
+import CodecCore
 import Raster
 
 /// Which of the two formats a HEIF-family file holds: told apart by the coding of its primary
@@ -9,6 +9,8 @@ public enum HEIFFormat: String, Sendable, Hashable {
 
     /// The brands of HEVC-coded still images and sequences.
     static let heifBrands: Set<String> = ["heic", "heix", "hevc", "hevx", "heim", "heis", "hevm", "hevs", "mif1", "msf1", "mif2", "miaf"]
+    /// The brands that name HEVC coding (the others name only the structure).
+    static let hevcBrands: Set<String> = ["heic", "heix", "hevc", "hevx", "heim", "heis", "hevm", "hevs"]
     /// The brands of AV1-coded still images and sequences.
     static let avifBrands: Set<String> = ["avif", "avis"]
 }
@@ -106,12 +108,17 @@ public struct HEIFHeader: Sendable, Hashable {
     /// More top-level boxes than any real file holds.
     static let maxTopLevelBoxes = 4096
 
-    /// The format the brands of `ftyp` announce in the first bytes of a file (`avif`/`avis`
-    /// give AVIF, the HEVC brands and `mif1`/`msf1` give HEIF), or nil when the file does not
-    /// start with an `ftyp` box holding one of them. A `mif1` file whose primary image is AV1
-    /// is AVIF, which only the header (`format`) can tell.
+    /// How many leading bytes `format(prefix:)` reads: the `ftyp` box, and for a file whose
+    /// brands name no codec, the `meta` box that follows it when it fits.
+    public static let signaturePrefixBytes = 4096
+
+    /// The format of a file from its first bytes: `avif`/`avis` brands give AVIF, the HEVC
+    /// brands HEIF. A file whose brands name only the generic structure (`mif1`, `msf1`, `mif2`,
+    /// `miaf`) is AVIF when the `meta` box in `prefix` holds AV1 items and no HEVC ones, so the
+    /// table's entry (and its decoder's version in the cache key) is the codec's; HEIF
+    /// otherwise. Nil when the file does not start with an `ftyp` box holding a known brand.
     public static func format(prefix: some Collection<UInt8>) -> HEIFFormat? {
-        let bytes = Array(prefix.prefix(64))
+        let bytes = Array(prefix.prefix(signaturePrefixBytes))
         guard bytes.count >= 16, fourCC(bytes[4..<8]) == "ftyp" else { return nil }
         let size = Int(readUInt32(bytes[...], 0))
         guard size >= 16 else { return nil }
@@ -123,29 +130,42 @@ public struct HEIFHeader: Sendable, Hashable {
             at += 4
         }
         if brands.contains(where: HEIFFormat.avifBrands.contains) { return .avif }
-        if brands.contains(where: HEIFFormat.heifBrands.contains) { return .heif }
-        return nil
+        guard brands.contains(where: HEIFFormat.heifBrands.contains) else { return nil }
+        if brands.contains(where: HEIFFormat.hevcBrands.contains) { return .heif }
+        return itemCodecs(bytes, after: size).map { $0.contains("av01") && !$0.contains("hvc1") } == true ? .avif : .heif
     }
 
-    /// True when `prefix` (the first ≤ 64 bytes) starts like a HEIF or AVIF file.
+    /// The item types of the `meta` box right after `ftyp`, when all of it is in `bytes`.
+    private static func itemCodecs(_ bytes: [UInt8], after ftypEnd: Int) -> Set<String>? {
+        guard ftypEnd + 8 <= bytes.count, fourCC(bytes[(ftypEnd + 4)..<(ftypEnd + 8)]) == "meta" else { return nil }
+        let metaSize = Int(readUInt32(bytes[...], ftypEnd))
+        guard metaSize >= 12, ftypEnd + metaSize <= bytes.count,
+              let meta = try? HEIFMeta(payload: Array(bytes[(ftypEnd + 8)..<(ftypEnd + metaSize)])) else { return nil }
+        return Set(meta.itemTypes.values)
+    }
+
+    /// True when `prefix` starts like a HEIF or AVIF file.
     public static func hasSignature(_ prefix: some Collection<UInt8>) -> Bool {
         format(prefix: prefix) != nil
     }
 
     /// Reads the header of an open file with positioned reads.
-    public init(file: InputFile) throws(PNGError) {
-        try self.init(size: file.size) { offset, count throws(PNGError) in try file.bytes(at: offset, count: count) }
+    public init(file: InputFile) throws(ImageError) {
+        try self.init(reader: WindowedReader(file: file))
     }
 
     /// Reads the header of a file held in memory.
-    public init(bytes: [UInt8]) throws(PNGError) {
-        try self.init(size: bytes.count) { offset, count in
-            Array(bytes[min(offset, bytes.count)..<min(offset + count, bytes.count)])
-        }
+    public init(bytes: [UInt8]) throws(ImageError) {
+        try self.init(reader: WindowedReader(bytes: bytes))
     }
 
-    private init(size: Int, read: @escaping (Int, Int) throws(PNGError) -> [UInt8]) throws(PNGError) {
-        guard size > 0 else { throw PNGError(.malformed, "empty file") }
+    private init(reader source: WindowedReader) throws(ImageError) {
+        var reader = source
+        try self.init(size: source.size) { offset, count throws(ImageError) in Array(try reader.bytes(at: offset, count: count)) }
+    }
+
+    private init(size: Int, read: @escaping (Int, Int) throws(ImageError) -> [UInt8]) throws(ImageError) {
+        guard size > 0 else { throw ImageError(.malformed, "empty file") }
         var offset = 0, boxCount = 0
         var brands: [String]?
         var meta: HEIFMeta?
@@ -155,7 +175,7 @@ public struct HEIFHeader: Sendable, Hashable {
             guard boxCount <= Self.maxTopLevelBoxes else { throw malformedHEIF("more than \(Self.maxTopLevelBoxes) top-level boxes") }
             let header = try read(offset, 16)
             if boxCount == 1 && (header.count < 8 || fourCC(header[4..<8]) != "ftyp") {
-                throw PNGError(.malformed, "not a HEIF file (no ftyp box first)")
+                throw ImageError(.malformed, "not a HEIF file (no ftyp box first)")
             }
             let box = try parseBoxHeader(header[...], at: offset, limit: size, zeroSizeAllowed: true, parentName: "the file")
             switch box.type {
@@ -171,7 +191,7 @@ public struct HEIFHeader: Sendable, Hashable {
             case "meta":
                 guard meta == nil else { throw malformedHEIF("more than one top-level 'meta' box") }
                 guard box.payload.count <= Self.maxMetaBytes else {
-                    throw PNGError(.limitExceeded, "HEIF meta box of \(box.payload.count) bytes is over the \(Self.maxMetaBytes >> 20) MiB limit")
+                    throw ImageError(.limitExceeded, "HEIF meta box of \(box.payload.count) bytes is over the \(Self.maxMetaBytes >> 20) MiB limit")
                 }
                 meta = try HEIFMeta(payload: try read(box.payload.lowerBound, box.payload.count))
             case "moov":
@@ -183,7 +203,7 @@ public struct HEIFHeader: Sendable, Hashable {
         }
         let knownBrands = HEIFFormat.heifBrands.union(HEIFFormat.avifBrands)
         guard let brands, let major = brands.first, !knownBrands.isDisjoint(with: brands) else {
-            throw PNGError(.malformed, "not a HEIF file (no HEIF or AVIF brand in ftyp)")
+            throw ImageError(.malformed, "not a HEIF file (no HEIF or AVIF brand in ftyp)")
         }
         guard let meta else { throw malformedHEIF("no 'meta' box (image sequences without a still image are not read)") }
         let images = try ImageItems(meta: meta, fileSize: size, read: read)
@@ -227,9 +247,9 @@ public struct HEIFHeader: Sendable, Hashable {
     /// The sample count of the first picture track (`moov`/`trak`/`mdia` with a `pict` handler,
     /// `minf`/`stbl`/`stsz` or `stz2`), or nil when there is none. Only box headers and the
     /// few fields needed are read.
-    private static func sequenceSampleCount(moov: Box, fileSize: Int, read: (Int, Int) throws(PNGError) -> [UInt8])
-        throws(PNGError) -> Int? {
-        func children(_ box: Box) throws(PNGError) -> [Box] {
+    private static func sequenceSampleCount(moov: Box, fileSize: Int, read: (Int, Int) throws(ImageError) -> [UInt8])
+        throws(ImageError) -> Int? {
+        func children(_ box: Box) throws(ImageError) -> [Box] {
             var boxes: [Box] = []
             var offset = box.payload.lowerBound
             while offset < box.payload.upperBound {
@@ -263,8 +283,8 @@ public struct HEIFHeader: Sendable, Hashable {
     /// The smallest thumbnail that can stand in for the primary image and is at least twice
     /// `minimumWidth` × `minimumHeight`, or nil (decode the primary image).
     public func thumbnail(minimumWidth: Int, minimumHeight: Int) -> HEIFThumbnail? {
-        thumbnails.filter { $0.canStandIn && $0.width >= 2 * minimumWidth && $0.height >= 2 * minimumHeight }
-            .min { Double($0.width) * Double($0.height) < Double($1.width) * Double($1.height) }
+        DecodeTarget(minimumWidth: minimumWidth, minimumHeight: minimumHeight)
+            .smallestAccepted(thumbnails.filter(\.canStandIn)) { ($0.width, $0.height) }
     }
 
     /// Same aspect within two pixels of the thumbnail: |tw·ph − th·pw| ≤ 2·max(pw, ph), in

@@ -1,4 +1,4 @@
-import PNGCodec
+import CodecCore
 
 /// One item property of `ipco`, as far as the header needs it.
 enum ItemProperty: Equatable {
@@ -69,7 +69,7 @@ struct HEIFMeta {
     /// More items, references or property associations than any real file holds.
     static let maxItems = 1 << 16
 
-    init(payload bytes: [UInt8]) throws(PNGError) {
+    init(payload bytes: [UInt8]) throws(ImageError) {
         self.bytes = bytes
         var reader = FieldReader(bytes, 0..<bytes.count, box: "meta")
         _ = try reader.fullBoxHeader()
@@ -100,7 +100,7 @@ struct HEIFMeta {
         }
     }
 
-    private mutating func parseItemInfo(_ box: Box) throws(PNGError) {
+    private mutating func parseItemInfo(_ box: Box) throws(ImageError) {
         var fields = FieldReader(bytes, box.payload, box: "iinf")
         let (version, _) = try fields.fullBoxHeader()
         let count = try fields.number(version == 0 ? 2 : 4)
@@ -118,7 +118,7 @@ struct HEIFMeta {
         }
     }
 
-    private mutating func parseLocations(_ box: Box) throws(PNGError) {
+    private mutating func parseLocations(_ box: Box) throws(ImageError) {
         var fields = FieldReader(bytes, box.payload, box: "iloc")
         let (version, _) = try fields.fullBoxHeader()
         guard version <= 2 else { throw malformedHEIF("'iloc' box of version \(version)") }
@@ -152,7 +152,7 @@ struct HEIFMeta {
         }
     }
 
-    private mutating func parseReferences(_ box: Box) throws(PNGError) {
+    private mutating func parseReferences(_ box: Box) throws(ImageError) {
         var fields = FieldReader(bytes, box.payload, box: "iref")
         let (version, _) = try fields.fullBoxHeader()
         let idSize = version == 0 ? 2 : 4
@@ -170,7 +170,7 @@ struct HEIFMeta {
         }
     }
 
-    private mutating func parseProperties(_ box: Box) throws(PNGError) {
+    private mutating func parseProperties(_ box: Box) throws(ImageError) {
         let children = try childBoxes(of: bytes, in: box.payload, parentName: "iprp")
         if let container = children.first(where: { $0.type == "ipco" }) {
             for property in try childBoxes(of: bytes, in: container.payload, parentName: "ipco") {
@@ -200,7 +200,7 @@ struct HEIFMeta {
         }
     }
 
-    private static func property(_ box: Box, in bytes: [UInt8]) throws(PNGError) -> ItemProperty {
+    private static func property(_ box: Box, in bytes: [UInt8]) throws(ImageError) -> ItemProperty {
         var fields = FieldReader(bytes, box.payload, box: box.type)
         switch box.type {
         case "ispe":

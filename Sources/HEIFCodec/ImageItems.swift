@@ -1,4 +1,4 @@
-import PNGCodec
+import CodecCore
 
 /// A width and height libheif will allocate for (checked against the limits before decoding).
 struct PixelSize: Sendable, Hashable {
@@ -37,7 +37,7 @@ struct ImageItems {
     static let alphaTypes: Set<String> = ["urn:mpeg:hevc:2015:auxid:1", "urn:mpeg:mpegB:cicp:systems:auxiliary:alpha"]
     static let codedTypes: Set<String> = ["hvc1", "av01"]
 
-    init(meta: HEIFMeta, fileSize: Int, read: @escaping (Int, Int) throws(PNGError) -> [UInt8]) throws(PNGError) {
+    init(meta: HEIFMeta, fileSize: Int, read: @escaping (Int, Int) throws(ImageError) -> [UInt8]) throws(ImageError) {
         guard let handler = meta.handler else { throw malformedHEIF("no 'hdlr' box in 'meta'") }
         guard handler == "pict" else { throw malformedHEIF("'meta' handler is '\(handler)', not 'pict'") }
         guard let primaryID = meta.primaryItemID else { throw malformedHEIF("no primary item ('pitm' box)") }
@@ -56,7 +56,7 @@ struct ImageItems {
 
     // MARK: Checks on the whole meta box
 
-    private static func checkLocations(_ meta: HEIFMeta, fileSize: Int) throws(PNGError) {
+    private static func checkLocations(_ meta: HEIFMeta, fileSize: Int) throws(ImageError) {
         for (id, location) in meta.locations {
             for extent in location.extents {
                 let (end, overflow) = extent.offset.addingReportingOverflow(extent.length)
@@ -82,7 +82,7 @@ struct ImageItems {
 
     /// Every reference names existing items, no item refers to itself, and no chain of the
     /// references libheif follows comes back to where it started.
-    private static func checkReferences(_ meta: HEIFMeta) throws(PNGError) {
+    private static func checkReferences(_ meta: HEIFMeta) throws(ImageError) {
         var edges: [Int: [Int]] = [:]
         for reference in meta.references {
             guard meta.itemTypes[reference.from] != nil else {
@@ -133,10 +133,10 @@ struct ImageItems {
 /// Reads one image item's properties, grid layout and alpha plane out of a checked meta box.
 private struct ItemInterpreter {
     let meta: HEIFMeta
-    let read: (Int, Int) throws(PNGError) -> [UInt8]
+    let read: (Int, Int) throws(ImageError) -> [UInt8]
 
     /// The image item `id`; its alpha plane is looked for unless `role` is the alpha plane itself.
-    func image(_ id: Int, role: String) throws(PNGError) -> ImageItem {
+    func image(_ id: Int, role: String) throws(ImageError) -> ImageItem {
         let type = meta.itemTypes[id] ?? ""
         let properties = meta.associations[id] ?? []
         var codec = type
@@ -157,7 +157,7 @@ private struct ItemInterpreter {
             depthProperties += layout.tileProperties
             if colour.isEmpty { colour = layout.tileProperties.filter(\.isColour) }
         default:
-            throw PNGError(.unsupported, "HEIF \(role) \(id) is of type '\(type)' (only hvc1, av01 and grid are read)")
+            throw ImageError(.unsupported, "HEIF \(role) \(id) is of type '\(type)' (only hvc1, av01 and grid are read)")
         }
         decodedSizes.append(coded)
         var (width, height) = (coded.width, coded.height)
@@ -204,7 +204,7 @@ private struct ItemInterpreter {
                          transformationKinds: kinds, decodedSizes: decodedSizes + [PixelSize(width: width, height: height)])
     }
 
-    private func spatialExtent(_ id: Int, _ properties: [ItemProperty]) throws(PNGError) -> PixelSize {
+    private func spatialExtent(_ id: Int, _ properties: [ItemProperty]) throws(ImageError) -> PixelSize {
         for property in properties {
             if case .spatialExtent(let width, let height) = property {
                 guard width > 0, height > 0 else { throw malformedHEIF("item \(id) has a size of \(width)×\(height)") }
@@ -225,7 +225,7 @@ private struct ItemInterpreter {
     }
 
     /// A clean aperture's rounded size, refused when its window leaves the `width` × `height` picture.
-    private static func crop(_ width: Int, _ height: Int, _ aperture: CleanAperture, item: Int) throws(PNGError) -> (Int, Int) {
+    private static func crop(_ width: Int, _ height: Int, _ aperture: CleanAperture, item: Int) throws(ImageError) -> (Int, Int) {
         func value(_ fraction: (Int, Int)) -> Double { Double(fraction.0) / Double(fraction.1) }
         let cropWidth = value(aperture.width), cropHeight = value(aperture.height)
         let left = (Double(width) - cropWidth) / 2 + value(aperture.horizontalOffset)
@@ -241,7 +241,7 @@ private struct ItemInterpreter {
     // MARK: Grids
 
     private func gridLayout(_ id: Int, _ properties: [ItemProperty])
-        throws(PNGError) -> (grid: HEIFGrid, output: PixelSize, tileCodec: String, tileProperties: [ItemProperty]) {
+        throws(ImageError) -> (grid: HEIFGrid, output: PixelSize, tileCodec: String, tileProperties: [ItemProperty]) {
         let descriptor = try itemBytes(id, atMost: 12)
         var fields = FieldReader(descriptor, 0..<descriptor.count, box: "grid")
         let version = try fields.uint8(), flags = try fields.uint8()
@@ -283,7 +283,7 @@ private struct ItemInterpreter {
     }
 
     /// The first `atMost` bytes of an item's data (file or `idat`).
-    private func itemBytes(_ id: Int, atMost limit: Int) throws(PNGError) -> [UInt8] {
+    private func itemBytes(_ id: Int, atMost limit: Int) throws(ImageError) -> [UInt8] {
         guard let location = meta.locations[id] else { throw malformedHEIF("item \(id) has no location ('iloc')") }
         var bytes: [UInt8] = []
         for extent in location.extents where bytes.count < limit {
@@ -295,7 +295,7 @@ private struct ItemInterpreter {
                 let start = (meta.itemData?.lowerBound ?? 0) + extent.offset
                 bytes += meta.bytes[start..<(start + count)]
             default:
-                throw PNGError(.unsupported, "HEIF item \(id) is built from other items (construction method \(location.constructionMethod))")
+                throw ImageError(.unsupported, "HEIF item \(id) is built from other items (construction method \(location.constructionMethod))")
             }
         }
         return bytes

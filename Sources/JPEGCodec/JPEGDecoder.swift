@@ -1,6 +1,6 @@
 import CJPEGBridge
 import ColorManagement
-import PNGCodec
+import CodecCore
 import Raster
 
 /// A row-streaming JPEG decoder (libjpeg-turbo) that shrinks in the DCT domain.
@@ -32,7 +32,7 @@ public final class JPEGDecoder: RowSource {
     public let rowFormat: PixelFormat
     /// A problem met in the image data that still let every row be produced (for example
     /// "truncated image data"), or nil.
-    public private(set) var trailingProblem: PNGError?
+    public private(set) var trailingProblem: ImageError?
 
     /// What libjpeg may allocate for one image by default: enough for the coefficients of a
     /// progressive 4:2:0 photo of about 85 megapixels, while a 581-byte progressive file
@@ -50,27 +50,27 @@ public final class JPEGDecoder: RowSource {
     private var cmykRow: UnsafeMutableBufferPointer<UInt8>?
 
     /// Opens `file` for decoding to at least twice `minimumWidth` × `minimumHeight` (stored
-    /// orientation; 0 × 0 gives the smallest scale, 1/8). Throws `PNGError` with a one-line reason for a
+    /// orientation; 0 × 0 gives the smallest scale, 1/8). Throws `ImageError` with a one-line reason for a
     /// file that is not a readable JPEG or is over the limits.
     /// `cmykTransform` (an `.invertedCMYK8` transform) converts a CMYK or YCCK file's samples
     /// through its profile; other files ignore it.
-    public init(file: InputFile, limits: PNGLimits, minimumWidth: Int, minimumHeight: Int,
-                memoryBudget: Int = JPEGDecoder.defaultMemoryBudget, cmykTransform: ColorTransform? = nil) throws(PNGError) {
+    public init(file: InputFile, limits: DecodeLimits, minimumWidth: Int, minimumHeight: Int,
+                memoryBudget: Int = JPEGDecoder.defaultMemoryBudget, cmykTransform: ColorTransform? = nil) throws(ImageError) {
         let header = try JPEGHeader(file: file)
         if let refusal = limits.refusal(width: header.width, height: header.height) { throw refusal }
         guard let bridge = mjpg_decoder_create_fd(file.descriptor, max(memoryBudget, 0)) else {
-            throw PNGError(.outOfMemory)
+            throw ImageError(.outOfMemory)
         }
         self.bridge = bridge
         self.file = file
         self.header = header
         self.cmykTransform = header.componentCount == 4 ? cmykTransform : nil
         var info = mjpg_image_info()
-        do throws(PNGError) {
+        do throws(ImageError) {
             try Self.check(mjpg_decoder_read_header(bridge, &info), bridge)
             // The header pass and libjpeg must agree on what will be allocated.
             guard Int(info.width) == header.width, Int(info.height) == header.height else {
-                throw PNGError(.malformed, "malformed JPEG file (more than one frame header)")
+                throw ImageError(.malformed, "malformed JPEG file (more than one frame header)")
             }
             scaleEighths = Self.scaleEighths(width: header.width, height: header.height,
                                              minimumWidth: minimumWidth, minimumHeight: minimumHeight)
@@ -101,24 +101,21 @@ public final class JPEGDecoder: RowSource {
     /// 0.85× the full-size decode with these four scales against 0.91× with all eight, and
     /// decode + resample 1.10× against 1.14×, though the resampler gets larger inputs.
     public static func scaleEighths(width: Int, height: Int, minimumWidth: Int, minimumHeight: Int) -> Int {
-        func scaled(_ side: Int, _ eighths: Int) -> Int { (side * eighths + 7) / 8 }
-        return [1, 2, 4, 8].first { eighths in
-            scaled(width, eighths) >= 2 * minimumWidth && scaled(height, eighths) >= 2 * minimumHeight
-        } ?? 8
+        DecodeTarget(minimumWidth: minimumWidth, minimumHeight: minimumHeight).dctEighths(width: width, height: height)
     }
 
     /// Returns the next row, top to bottom, in `rowFormat` (`outputWidth * bytesPerPixel` bytes),
     /// valid until the next call or until the decoder is released; nil after the last row (that
-    /// call also sets `trailingProblem`). Throws `PNGError` for a fatal decoding error, and the
+    /// call also sets `trailingProblem`). Throws `ImageError` for a fatal decoding error, and the
     /// same error again on any later call. Stopping early is fine: releasing the decoder frees
     /// everything.
-    public func nextRow() throws(PNGError) -> UnsafeBufferPointer<UInt8>? {
-        try cursor.next(read: { _ throws(PNGError) in try readRow() }, finish: finish)
+    public func nextRow() throws(ImageError) -> UnsafeBufferPointer<UInt8>? {
+        try cursor.next(read: { _ throws(ImageError) in try readRow() }, finish: finish)
     }
 
     public var rowsStarted: Bool { cursor.started }
 
-    private func readRow() throws(PNGError) -> UnsafeBufferPointer<UInt8> {
+    private func readRow() throws(ImageError) -> UnsafeBufferPointer<UInt8> {
         let row = self.row ?? .allocate(capacity: outputWidth * rowFormat.bytesPerPixel)
         self.row = row
         if let cmykTransform {
@@ -135,25 +132,20 @@ public final class JPEGDecoder: RowSource {
     /// After the last row: reads what follows the image data and notes any damage.
     private func finish() {
         let status = mjpg_decoder_finish(bridge)
-        if status != MJPG_OK {
+        if status != MB_OK {
             trailingProblem = Self.error(status, bridge)
         } else if let warning = String(validatingCString: mjpg_decoder_warning(bridge)), !warning.isEmpty {
-            trailingProblem = PNGError(.malformed, LibJPEGMessage.humanReason(warning))
+            trailingProblem = ImageError(.malformed, LibJPEGMessage.humanReason(warning))
         }
     }
 
-    private static func check(_ status: mjpg_status, _ bridge: OpaquePointer) throws(PNGError) {
-        if status != MJPG_OK { throw error(status, bridge) }
+    private static func check(_ status: mb_status, _ bridge: OpaquePointer) throws(ImageError) {
+        if status != MB_OK { throw error(status, bridge) }
     }
 
-    private static func error(_ status: mjpg_status, _ bridge: OpaquePointer) -> PNGError {
+    private static func error(_ status: mb_status, _ bridge: OpaquePointer) -> ImageError {
         let message = String(cString: mjpg_decoder_message(bridge))
-        return switch status {
-        case MJPG_LIMIT: PNGError(.limitExceeded, LibJPEGMessage.humanReason(message))
-        case MJPG_IO: PNGError(.io, message)
-        case MJPG_USAGE: PNGError(.unsupported, message)
-        default: PNGError(.malformed, LibJPEGMessage.humanReason(message))
-        }
+        return ImageError(bridge: status, reason: status == MB_IO || status == MB_USAGE ? message : LibJPEGMessage.humanReason(message))
     }
 }
 

@@ -1,5 +1,5 @@
 import ColorManagement
-import PNGCodec
+import CodecCore
 import Raster
 
 /// What a sheet needs to know about a JPEG before decoding it: the stored size, the
@@ -39,22 +39,22 @@ public struct JPEGHeader: Sendable, Hashable {
 
     /// Reads the header of an open file with positioned reads (the descriptor's offset is
     /// not used).
-    public init(file: InputFile) throws(PNGError) {
-        try self.init(size: file.size) { offset, buffer throws(PNGError) in try file.read(at: offset, into: buffer) }
+    public init(file: InputFile) throws(ImageError) {
+        var reader = WindowedReader(file: file, windowSize: 4096)
+        try self.init(reader: &reader)
     }
 
     /// Reads the header of a JPEG held in memory.
-    public init(bytes: [UInt8]) throws(PNGError) {
-        try self.init(size: bytes.count) { offset, buffer throws(PNGError) in
-            let count = max(0, min(buffer.count, bytes.count - offset))
-            for i in 0..<count { buffer[i] = bytes[offset + i] }
-            return count
-        }
+    public init(bytes: [UInt8]) throws(ImageError) {
+        var reader = WindowedReader(bytes: bytes)
+        try self.init(reader: &reader)
     }
 
-    private init(size: Int, read: @escaping (Int, UnsafeMutableBufferPointer<UInt8>) throws(PNGError) -> Int) throws(PNGError) {
-        var reader = SegmentReader(size: size, read: read)
-        guard try reader.bytes(3) == [0xFF, 0xD8, 0xFF] else { throw PNGError(.malformed, "not a JPEG file") }
+    /// Reads through a 4 KiB window (most headers fit in one read); skipping a segment moves
+    /// the offset without reading.
+    private init(reader: inout WindowedReader) throws(ImageError) {
+        let size = reader.size
+        guard try reader.read(3) == [0xFF, 0xD8, 0xFF] else { throw ImageError(.malformed, "not a JPEG file") }
         reader.offset = 2
         var orientation = ExifOrientation.up
         var sawExif = false
@@ -64,7 +64,7 @@ public struct JPEGHeader: Sendable, Hashable {
             let marker = try reader.nextMarker()
             switch marker {
             case 0xD8, 0xD9:
-                throw PNGError(.malformed, marker == 0xD9 ? "no image in the JPEG file (EOI before the scan)"
+                throw ImageError(.malformed, marker == 0xD9 ? "no image in the JPEG file (EOI before the scan)"
                                                         : "malformed JPEG file (SOI repeated)")
             case 0x01, 0xD0...0xD7:
                 continue   // stand-alone markers carry no length
@@ -72,27 +72,27 @@ public struct JPEGHeader: Sendable, Hashable {
                 break
             }
             let length = try reader.uint16()
-            guard length >= 2 else { throw PNGError(.malformed, "malformed JPEG marker segment (length \(length))") }
+            guard length >= 2 else { throw ImageError(.malformed, "malformed JPEG marker segment (length \(length))") }
             let payloadStart = reader.offset
             switch marker {
             case 0xC0, 0xC1, 0xC2, 0xC9, 0xCA:
-                guard frame == nil else { throw PNGError(.malformed, "malformed JPEG file (more than one frame header)") }
-                let fields = try reader.bytes(min(length - 2, 6))
-                guard fields.count == 6 else { throw PNGError(.malformed, "truncated JPEG frame header (SOF)") }
+                guard frame == nil else { throw ImageError(.malformed, "malformed JPEG file (more than one frame header)") }
+                let fields = try reader.read(min(length - 2, 6))
+                guard fields.count == 6 else { throw ImageError(.malformed, "truncated JPEG frame header (SOF)") }
                 let height = Int(fields[1]) << 8 | Int(fields[2])
                 let width = Int(fields[3]) << 8 | Int(fields[4])
                 let components = Int(fields[5])
                 guard width > 0, height > 0 else {
-                    throw PNGError(.malformed, "image is \(width)×\(height): a JPEG needs a width and height of at least 1")
+                    throw ImageError(.malformed, "image is \(width)×\(height): a JPEG needs a width and height of at least 1")
                 }
                 guard [1, 3, 4].contains(components) else {
-                    throw PNGError(.malformed, "JPEG with \(components) colour components (only 1, 3 or 4 are read)")
+                    throw ImageError(.malformed, "JPEG with \(components) colour components (only 1, 3 or 4 are read)")
                 }
                 frame = (width, height, components, marker == 0xC2 || marker == 0xCA)
             case 0xC3, 0xC5...0xC7, 0xCB, 0xCD...0xCF:
-                throw PNGError(.malformed, "unsupported JPEG process (lossless or hierarchical, SOF\(marker - 0xC0))")
+                throw ImageError(.malformed, "unsupported JPEG process (lossless or hierarchical, SOF\(marker - 0xC0))")
             case 0xDA:
-                guard let frame else { throw PNGError(.malformed, "malformed JPEG file (scan before the frame header)") }
+                guard let frame else { throw ImageError(.malformed, "malformed JPEG file (scan before the frame header)") }
                 guard payloadStart + length - 2 < size else { throw reader.truncated }
                 width = frame.width
                 height = frame.height
@@ -102,13 +102,13 @@ public struct JPEGHeader: Sendable, Hashable {
                 color = iccSegments.embeddedColor()
                 return
             case 0xE1 where !sawExif && length >= 2 + 6:
-                let payload = try reader.bytes(length - 2)
+                let payload = try reader.read(length - 2)
                 if payload.starts(with: Array("Exif".utf8) + [0, 0]) {
                     sawExif = true
                     orientation = ExifOrientation(tiff: payload.dropFirst(6))
                 }
             case 0xE2 where length >= 2 + 14:
-                iccSegments.add(try reader.bytes(length - 2))
+                iccSegments.add(try reader.read(length - 2))
             default:
                 break
             }
@@ -117,53 +117,24 @@ public struct JPEGHeader: Sendable, Hashable {
     }
 }
 
-/// Positioned reads through a 4 KiB window (most headers fit in one read). Skipping moves
-/// the offset without reading.
-private struct SegmentReader {
-    let size: Int
-    let read: (Int, UnsafeMutableBufferPointer<UInt8>) throws(PNGError) -> Int
-    var offset = 0
-    private var window: [UInt8] = []
-    private var windowStart = 0
+/// JPEG's marker syntax over the header's reads.
+extension WindowedReader {
     /// Garbage bytes tolerated between segments before a marker (libjpeg skips them with a
     /// warning); more means the file is not a JPEG we should read.
-    static let maxGarbage = 1 << 16
-    static let windowSize = 4096
+    fileprivate static let maxJPEGGarbage = 1 << 16
 
-    init(size: Int, read: @escaping (Int, UnsafeMutableBufferPointer<UInt8>) throws(PNGError) -> Int) {
-        self.size = size
-        self.read = read
-    }
-
-    /// Up to `count` bytes from `offset` (fewer at the end of the file); advances past them.
-    mutating func bytes(_ count: Int) throws(PNGError) -> [UInt8] {
-        let wanted = min(count, size - offset)
-        guard wanted > 0 else { return [] }
-        if offset < windowStart || offset + wanted > windowStart + window.count {
-            var block = [UInt8](repeating: 0, count: min(max(Self.windowSize, wanted), size - offset))
-            let got = try block.withUnsafeMutableBufferPointer { buffer throws(PNGError) in try read(offset, buffer) }
-            block.removeLast(block.count - got)
-            window = block
-            windowStart = offset
-        }
-        let start = offset - windowStart
-        let taken = min(wanted, window.count - start)
-        offset += taken
-        return Array(window[start ..< start + taken])
-    }
-
-    mutating func uint16() throws(PNGError) -> Int {
-        let pair = try bytes(2)
+    fileprivate mutating func uint16() throws(ImageError) -> Int {
+        let pair = try read(2)
         guard pair.count == 2 else { throw truncated }
         return Int(pair[0]) << 8 | Int(pair[1])
     }
 
     /// The next marker code: skips bytes up to an FF, then FF fill bytes (FF 00 is a stuffed
     /// data byte, not a marker), as libjpeg does.
-    mutating func nextMarker() throws(PNGError) -> UInt8 {
+    fileprivate mutating func nextMarker() throws(ImageError) -> UInt8 {
         var skipped = 0, afterFF = false
         while true {
-            let chunk = try bytes(256)
+            let chunk = try read(256)
             guard !chunk.isEmpty else { throw truncated }
             for (index, byte) in chunk.enumerated() {
                 if byte == 0xFF {
@@ -174,12 +145,12 @@ private struct SegmentReader {
                 } else {
                     afterFF = false
                     skipped += 1
-                    guard skipped <= Self.maxGarbage else { throw garbage }
+                    guard skipped <= Self.maxJPEGGarbage else { throw garbage }
                 }
             }
         }
     }
 
-    var truncated: PNGError { PNGError(.malformed, "truncated JPEG file (before the image data)") }
-    private var garbage: PNGError { PNGError(.malformed, "malformed JPEG file (no marker where one belongs)") }
+    fileprivate var truncated: ImageError { ImageError(.malformed, "truncated JPEG file (before the image data)") }
+    private var garbage: ImageError { ImageError(.malformed, "malformed JPEG file (no marker where one belongs)") }
 }

@@ -1,5 +1,6 @@
 import MasonryLayout
 import MasonrySheet
+import CodecCore
 import PNGCodec
 import Raster
 

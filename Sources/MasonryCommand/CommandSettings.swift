@@ -2,6 +2,7 @@ import BitmapText
 import Foundation
 import MasonryLayout
 import MasonrySheet
+import CodecCore
 import PNGCodec
 import Raster
 
@@ -66,7 +67,7 @@ enum CommandSettings {
         options.recursive = parsed.flags.contains(.recursive)
         options.colorManagement = !parsed.flags.contains(.noColorManagement)
         options.jobs = try number(.jobs, in: 1...1024) ?? ProcessInfo.processInfo.activeProcessorCount
-        options.maxPixels = try number(.maxPixels, in: 1...(Int(Int32.max) * Int(Int32.max))) ?? PNGLimits.defaultMaxPixels
+        options.maxPixels = try number(.maxPixels, in: 1...(Int(Int32.max) * Int(Int32.max))) ?? DecodeLimits.defaultMaxPixels
         if let text = values[.compression] { options.compression = try parseCompression(text) }
         options.paging.maxHeight = try number(.pageHeight, in: 0...Int(Int32.max)) ?? options.paging.maxHeight
         options.paging.maxImagesPerPage = try number(.perPage, in: 1...Int(Int32.max)) ?? 0

@@ -1,6 +1,7 @@
 import BitmapText
 import MasonryLayout
 import MasonrySheet
+import CodecCore
 import PNGCodec
 
 /// One command-line option: its names, value, default and help, from which
@@ -187,7 +188,7 @@ let optionTable: [OptionSpec] = [
     .init(key: .jobs, short: "j", long: "jobs", value: "n", help: "Decoding threads (never changes the output).",
           defaultText: "all cores"),
     .init(key: .maxPixels, short: nil, long: "max-pixels", value: "n",
-          help: "Skip input images with more pixels than this.", defaultText: "\(PNGLimits.defaultMaxPixels)"),
+          help: "Skip input images with more pixels than this.", defaultText: "\(DecodeLimits.defaultMaxPixels)"),
     .init(key: .maxMemory, short: nil, long: "max-memory", value: "MiB",
           help: "Refuse a run whose painting would hold more memory than this.", defaultText: "1024"),
     .init(key: .cache, short: nil, long: "cache", value: "dir",

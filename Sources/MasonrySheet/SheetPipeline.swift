@@ -2,6 +2,7 @@ import ColorManagement
 import Foundation
 import GalleryPage
 import MasonryLayout
+import CodecCore
 import PNGCodec
 import Raster
 import ThumbnailCache
@@ -16,7 +17,7 @@ public struct SheetOptions: Sendable {
     public var recursive = false
     /// Decoding threads; changes speed only, never bytes.
     public var jobs: Int = ProcessInfo.processInfo.activeProcessorCount
-    public var maxPixels: Int = PNGLimits.defaultMaxPixels
+    public var maxPixels: Int = DecodeLimits.defaultMaxPixels
     public var compression: PNGEncodingSettings = .default
     /// How the wall is cut into pages (SPEC §6).
     public var paging = PagingOptions()
@@ -117,10 +118,10 @@ public enum SheetPipeline {
     static func run(_ request: SheetRequest, rows: ((SheetRow) -> Void)?,
                     events: @escaping @Sendable (SheetEvent) -> Void) throws(SheetError) -> (plan: SheetPlan, report: SheetReport) {
         let options = request.options
-        let limits = PNGLimits(maxPixels: options.maxPixels)
+        let limits = DecodeLimits(maxPixels: options.maxPixels)
         // Opens inputs of any path length; running out of descriptors fails the run, never a file.
         let opener = InputOpener()
-        let inputs: InputSet
+        var inputs: InputSet
         if let planned = request.fromPlan {
             inputs = InputSet(planned)
         } else {
@@ -133,7 +134,10 @@ public enum SheetPipeline {
         let paintsNothing = request.planOnly || request.gatherOnly
         var plan = try Planner.plan(images: images, sections: sections, options: options, output: request.output,
                                     painting: { number in !paintsNothing && (request.page.map { $0 == number + 1 } ?? true) })
+        // The plan holds the images now; one reference, so painting from a plan file can put its
+        // page's headers in without copying a million entries.
         images = []
+        inputs.images = []
         let pages: [PagePlan]
         if let number = request.page {
             guard (1...plan.pages.count).contains(number) else {
@@ -252,7 +256,7 @@ public enum SheetPipeline {
 
     /// Scans the request's inputs and reads every header: the images in the run's order, and
     /// what was skipped (reported through `events`).
-    private static func scanned(_ request: SheetRequest, limits: PNGLimits, opener: InputOpener,
+    private static func scanned(_ request: SheetRequest, limits: DecodeLimits, opener: InputOpener,
                                 events: @escaping @Sendable (SheetEvent) -> Void) throws(SheetError) -> InputSet {
         let options = request.options
         let outputs = [request.output] + [request.manifest, request.html, request.planFile?.path].compactMap { $0 }
@@ -265,9 +269,9 @@ public enum SheetPipeline {
         // what the scan skipped in natural order so messages and manifests are reproducible.
         var skipped = scanner.missingArguments
             + scanner.skipped.sorted { InputOrder.naturalPrecedes($0.path.bytes, $1.path.bytes) }
-        let candidates = options.order.sorted(scanner.candidates, reversed: options.reverse)
+        let candidates = options.order.sorted(scanner.takeCandidates(), reversed: options.reverse)
 
-        let headers = parallelMap(count: candidates.count, jobs: options.jobs) { index in
+        var headers = parallelMap(count: candidates.count, jobs: options.jobs) { index in
             ImageFormats.header(of: candidates[index].path, limits: limits, opener: opener)
         }
         try opener.checkRun()
@@ -285,6 +289,7 @@ public enum SheetPipeline {
             }
         }
         for skip in skipped { events(.skipped(skip)) }
+        headers = []
         guard !images.isEmpty else {
             throw SheetError(candidates.isEmpty && scanner.skipped.isEmpty
                              ? "no images found in \(request.inputs.map(\.displayName).joined(separator: ", "))"

@@ -1,3 +1,4 @@
+import CodecCore
 import CLibDeflate
 import ColorManagement
 
@@ -12,7 +13,7 @@ public enum PNGColorChunks {
 
     /// Up to `buffer.count` bytes at `offset`; a read error counts as the end of the file.
     private static func read(_ file: InputFile, at offset: Int, into buffer: inout [UInt8]) -> Int {
-        (try? buffer.withUnsafeMutableBufferPointer { (bytes) throws(PNGError) in try file.read(at: offset, into: bytes) }) ?? 0
+        (try? buffer.withUnsafeMutableBufferPointer { (bytes) throws(ImageError) in try file.read(at: offset, into: bytes) }) ?? 0
     }
 
     /// The colour information of the PNG in `file` (which passed `PNGHeader`).

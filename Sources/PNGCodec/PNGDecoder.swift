@@ -1,3 +1,4 @@
+import CodecCore
 import CPNGBridge
 import CPNGFastDecode
 import Raster
@@ -5,14 +6,8 @@ import Raster
 import Glibc
 #endif
 
-/// Limits applied to untrusted PNG files before anything is allocated for them.
+/// PNG's own limits, beside the `DecodeLimits` every format shares.
 public struct PNGLimits: Sendable, Hashable {
-    /// The most pixels (width × height) an image may have. The default,
-    /// 178,956,970, keeps one RGBA8 image under 2^31 bytes.
-    public var maxPixels: Int
-    /// The widest image accepted: row buffers grow with the width, so a
-    /// 178956970×1 image (within the pixel limit) would still cost gigabytes.
-    public var maxWidth: Int
     /// The most bytes libpng may allocate for any one ancillary chunk.
     public var maxChunkBytes: Int
     /// The most bytes of filtered image data (height × (row bytes + 1)), and of file, the
@@ -20,27 +15,11 @@ public struct PNGLimits: Sendable, Hashable {
     /// peak memory on the fast path is at most twice this (file and image data).
     public var fastDecodeBudget: Int
 
-    public static let defaultMaxPixels = 178_956_970
-    public static let defaultMaxWidth = 1 << 20
     public static let defaultFastDecodeBudget = 32 << 20
 
-    public init(maxPixels: Int = PNGLimits.defaultMaxPixels, maxWidth: Int = PNGLimits.defaultMaxWidth,
-                maxChunkBytes: Int = 4 << 20, fastDecodeBudget: Int = PNGLimits.defaultFastDecodeBudget) {
-        self.maxPixels = maxPixels
-        self.maxWidth = maxWidth
+    public init(maxChunkBytes: Int = 4 << 20, fastDecodeBudget: Int = PNGLimits.defaultFastDecodeBudget) {
         self.maxChunkBytes = maxChunkBytes
         self.fastDecodeBudget = fastDecodeBudget
-    }
-
-    /// Why an image of this size is refused, or nil when it is within the limits.
-    public func refusal(width: Int, height: Int) -> PNGError? {
-        if width.multipliedReportingOverflow(by: height).partialValue > maxPixels || width > maxPixels {
-            return PNGError(.pixelLimit(width: width, height: height, limit: maxPixels))
-        }
-        if width > maxWidth {
-            return PNGError(.widthLimit(width: width, limit: maxWidth))
-        }
-        return nil
     }
 }
 
@@ -90,7 +69,7 @@ public final class PNGDecoder: RowSource {
     /// A problem found after every row was delivered (for example a missing
     /// IEND, or an ancillary chunk dropped for its bad CRC): the picture is
     /// complete, but the file is not.
-    public private(set) var trailingProblem: PNGError?
+    public private(set) var trailingProblem: ImageError?
 
     /// Who delivers the rows.
     private enum Backend {
@@ -107,33 +86,33 @@ public final class PNGDecoder: RowSource {
     private var rowStorage: UnsafeMutablePointer<UInt8>?
 
     /// Decodes the regular file at `path`.
-    public convenience init(contentsOfFile path: String, limits: PNGLimits = .init(),
-                            route: PNGDecodeRoute = .automatic) throws(PNGError) {
-        try self.init(file: InputFile(path: path), limits: limits, route: route)
+    public convenience init(contentsOfFile path: String, limits: DecodeLimits = .init(), pngLimits: PNGLimits = .init(),
+                            route: PNGDecodeRoute = .automatic) throws(ImageError) {
+        try self.init(file: InputFile(path: path), limits: limits, pngLimits: pngLimits, route: route)
     }
 
     /// Decodes an already opened file (see `InputFile`). With `compactOpaqueRows`, an image
     /// without alpha or tRNS is delivered as `.rgb8` (grey images as `.grey8`): the same
     /// colours without the pass that adds a constant alpha (8-25 % of a libpng decode).
-    public convenience init(file: InputFile, limits: PNGLimits = .init(), compactOpaqueRows: Bool = false,
-                            route: PNGDecodeRoute = .automatic) throws(PNGError) {
+    public convenience init(file: InputFile, limits: DecodeLimits = .init(), pngLimits: PNGLimits = .init(), compactOpaqueRows: Bool = false,
+                            route: PNGDecodeRoute = .automatic) throws(ImageError) {
         var info = mfast_info()
-        var options = Self.fastOptions(limits, compactOpaqueRows)
+        var options = Self.fastOptions(limits, pngLimits, compactOpaqueRows)
         if route == .automatic, let fast = mfast_decode_fd(file.descriptor, UInt64(max(file.size, 0)), &options, &info) {
             self.init(fast: fast, info: info, keeping: file)
             return
         }
         guard let bridge = mpng_decoder_create_fd(file.descriptor) else {
-            throw PNGError(.outOfMemory)
+            throw ImageError(.outOfMemory)
         }
-        try self.init(bridge: bridge, keeping: file, limits: limits, compactOpaqueRows: compactOpaqueRows)
+        try self.init(bridge: bridge, keeping: file, limits: limits, maxChunkBytes: pngLimits.maxChunkBytes, compactOpaqueRows: compactOpaqueRows)
     }
 
     /// Decodes a PNG held in memory (`compactOpaqueRows`: see `init(file:limits:compactOpaqueRows:route:)`).
-    public convenience init(bytes: [UInt8], limits: PNGLimits = .init(), compactOpaqueRows: Bool = false,
-                            route: PNGDecodeRoute = .automatic) throws(PNGError) {
+    public convenience init(bytes: [UInt8], limits: DecodeLimits = .init(), pngLimits: PNGLimits = .init(), compactOpaqueRows: Bool = false,
+                            route: PNGDecodeRoute = .automatic) throws(ImageError) {
         var info = mfast_info()
-        var options = Self.fastOptions(limits, compactOpaqueRows)
+        var options = Self.fastOptions(limits, pngLimits, compactOpaqueRows)
         if route == .automatic,
            let fast = bytes.withUnsafeBufferPointer({ mfast_decode_memory($0.baseAddress, $0.count, &options, &info) }) {
             self.init(fast: fast, info: info, keeping: ())
@@ -143,15 +122,15 @@ public final class PNGDecoder: RowSource {
         _ = storage.initialize(from: bytes)
         guard let bridge = mpng_decoder_create_memory(storage.baseAddress, bytes.count) else {
             storage.deallocate()
-            throw PNGError(.outOfMemory)
+            throw ImageError(.outOfMemory)
         }
-        try self.init(bridge: bridge, keeping: OwnedBytes(storage), limits: limits, compactOpaqueRows: compactOpaqueRows)
+        try self.init(bridge: bridge, keeping: OwnedBytes(storage), limits: limits, maxChunkBytes: pngLimits.maxChunkBytes, compactOpaqueRows: compactOpaqueRows)
     }
 
-    private static func fastOptions(_ limits: PNGLimits, _ compact: Bool) -> mfast_options {
+    private static func fastOptions(_ limits: DecodeLimits, _ pngLimits: PNGLimits, _ compact: Bool) -> mfast_options {
         mfast_options(max_pixels: UInt64(max(limits.maxPixels, 0)), max_width: UInt64(max(limits.maxWidth, 0)),
-                      max_chunk_bytes: UInt64(max(limits.maxChunkBytes, 0)),
-                      budget: UInt64(max(limits.fastDecodeBudget, 0)), compact: compact ? 1 : 0)
+                      max_chunk_bytes: UInt64(max(pngLimits.maxChunkBytes, 0)),
+                      budget: UInt64(max(pngLimits.fastDecodeBudget, 0)), compact: compact ? 1 : 0)
     }
 
     private init(fast: OpaquePointer, info: mfast_info, keeping source: Any) {
@@ -165,12 +144,12 @@ public final class PNGDecoder: RowSource {
         cursor = RowCursor(height: header.height)
     }
 
-    private init(bridge: OpaquePointer, keeping source: Any, limits: PNGLimits, compactOpaqueRows: Bool) throws(PNGError) {
+    private init(bridge: OpaquePointer, keeping source: Any, limits: DecodeLimits, maxChunkBytes: Int, compactOpaqueRows: Bool) throws(ImageError) {
         backend = .libpng(bridge)
         self.source = source
         var info = mpng_image_info()
         let status = mpng_decoder_start(bridge, UInt64(max(limits.maxPixels, 0)), UInt64(max(limits.maxWidth, 0)),
-                                        max(limits.maxChunkBytes, 0), compactOpaqueRows ? 1 : 0, &info)
+                                        max(maxChunkBytes, 0), compactOpaqueRows ? 1 : 0, &info)
         // A throwing init never reaches deinit: the bridge is destroyed here.
         if status != MPNG_OK {
             let error = Self.error(bridge)
@@ -179,7 +158,7 @@ public final class PNGDecoder: RowSource {
         }
         guard let colorType = PNGColorType(rawValue: UInt8(truncatingIfNeeded: info.color_type)) else {
             mpng_decoder_destroy(bridge)
-            throw PNGError(.invalidColourType(Int(info.color_type)))
+            throw ImageError(.invalidColourType(Int(info.color_type)))
         }
         isOpaque = info.has_transparency == 0
         rowFormat = Self.format(channels: info.channels, opaque: isOpaque)
@@ -206,17 +185,17 @@ public final class PNGDecoder: RowSource {
 
     /// Returns the next row, top to bottom, in `rowFormat` (`width * bytesPerPixel` bytes), valid
     /// until the next call or until the decoder is released; nil after the last row (that call
-    /// also sets `trailingProblem`). Throws `PNGError` for a bad file, and the same error again
+    /// also sets `trailingProblem`). Throws `ImageError` for a bad file, and the same error again
     /// on any later call. Stopping early is fine: releasing the decoder frees everything.
     /// An Adam7 image is decoded whole on the first call (the pixel limit bounds it) and its
     /// buffer freed at the end; other libpng files hold one row.
-    public func nextRow() throws(PNGError) -> UnsafeBufferPointer<UInt8>? {
+    public func nextRow() throws(ImageError) -> UnsafeBufferPointer<UInt8>? {
         try cursor.next(read: row, finish: finish)
     }
 
     public var rowsStarted: Bool { cursor.started }
 
-    private func row(_ y: Int) throws(PNGError) -> UnsafeBufferPointer<UInt8> {
+    private func row(_ y: Int) throws(ImageError) -> UnsafeBufferPointer<UInt8> {
         let rowBytes = header.width * rowFormat.bytesPerPixel
         switch backend {
         case .fast(let image):
@@ -224,13 +203,13 @@ public final class PNGDecoder: RowSource {
         case .libpng(let bridge) where header.isInterlaced:
             if y == 0 {
                 let image = try allocateRows(rowBytes, header.height,
-                                             orElse: .outOfMemoryForInterlacedImage(width: header.width, height: header.height))
+                                             orElse: ImageError(.outOfMemoryForInterlacedImage(width: header.width, height: header.height)))
                 var rows = (0..<header.height).map { Optional(image + $0 * rowBytes) }
                 try check(mpng_decoder_read_image(bridge, &rows), bridge)
             }
             return UnsafeBufferPointer(start: rowStorage! + y * rowBytes, count: rowBytes)
         case .libpng(let bridge):
-            let row = if let rowStorage { rowStorage } else { try allocateRows(rowBytes, 1, orElse: .outOfMemory) }
+            let row = if let rowStorage { rowStorage } else { try allocateRows(rowBytes, 1, orElse: ImageError(.outOfMemory)) }
             try check(mpng_decoder_read_row(bridge, row), bridge)
             return UnsafeBufferPointer(start: row, count: rowBytes)
         }
@@ -239,9 +218,9 @@ public final class PNGDecoder: RowSource {
     /// `count` rows of `rowBytes` in `rowStorage`. malloc rather than `allocate`: with a raised
     /// pixel limit a whole interlaced image can be gigabytes, and a failed `allocate` traps; a
     /// failed malloc is reported as this file's problem instead.
-    private func allocateRows(_ rowBytes: Int, _ count: Int, orElse failure: PNGFailure) throws(PNGError) -> UnsafeMutablePointer<UInt8> {
+    private func allocateRows(_ rowBytes: Int, _ count: Int, orElse failure: ImageError) throws(ImageError) -> UnsafeMutablePointer<UInt8> {
         let (total, overflow) = rowBytes.multipliedReportingOverflow(by: count)
-        guard !overflow, let memory = malloc(max(total, 1)) else { throw PNGError(failure) }
+        guard !overflow, let memory = malloc(max(total, 1)) else { throw failure }
         rowStorage = memory.assumingMemoryBound(to: UInt8.self)
         return rowStorage!
     }
@@ -256,20 +235,20 @@ public final class PNGDecoder: RowSource {
         } else if let warning = mpng_decoder_warning(bridge)?.pointee, warning.status != MPNG_OK {
             // libpng dropped an ancillary chunk with a bad CRC: the picture is
             // complete, but the file is damaged, so say so (as for a missing IEND).
-            trailingProblem = PNGError(PNGFailure(bridge: warning))
+            trailingProblem = ImageError(bridge: warning)
         }
     }
 
     /// Decodes a whole in-memory PNG.
-    public static func decodeRGBA(bytes: [UInt8], limits: PNGLimits = .init(),
+    public static func decodeRGBA(bytes: [UInt8], limits: DecodeLimits = .init(), pngLimits: PNGLimits = .init(),
                                   route: PNGDecodeRoute = .automatic) throws -> DecodedImage {
-        try PNGDecoder(bytes: bytes, limits: limits, route: route).decodeAll()
+        try PNGDecoder(bytes: bytes, limits: limits, pngLimits: pngLimits, route: route).decodeAll()
     }
 
     /// Decodes a whole PNG file.
-    public static func decodeRGBA(contentsOfFile path: String, limits: PNGLimits = .init(),
+    public static func decodeRGBA(contentsOfFile path: String, limits: DecodeLimits = .init(), pngLimits: PNGLimits = .init(),
                                   route: PNGDecodeRoute = .automatic) throws -> DecodedImage {
-        try PNGDecoder(contentsOfFile: path, limits: limits, route: route).decodeAll()
+        try PNGDecoder(contentsOfFile: path, limits: limits, pngLimits: pngLimits, route: route).decodeAll()
     }
 
     private func decodeAll() throws -> DecodedImage {
@@ -281,13 +260,13 @@ public final class PNGDecoder: RowSource {
         return DecodedImage(width: header.width, height: header.height, pixels: pixels)
     }
 
-    private func check(_ status: mpng_status, _ bridge: OpaquePointer) throws(PNGError) {
+    private func check(_ status: mpng_status, _ bridge: OpaquePointer) throws(ImageError) {
         if status != MPNG_OK { throw Self.error(bridge) }
     }
 
     /// The bridge's last failure.
-    private static func error(_ bridge: OpaquePointer) -> PNGError {
-        PNGError(PNGFailure(bridge: mpng_decoder_failure(bridge).pointee))
+    private static func error(_ bridge: OpaquePointer) -> ImageError {
+        ImageError(bridge: mpng_decoder_failure(bridge).pointee)
     }
 }
 

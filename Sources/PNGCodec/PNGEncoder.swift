@@ -1,3 +1,4 @@
+import CodecCore
 import CPNGBridge
 import Raster
 #if canImport(Glibc)
@@ -106,18 +107,18 @@ public final class PNGEncoder {
     /// an `sRGB` chunk (perceptual intent): the pixels were converted to sRGB.
     public convenience init(fileDescriptor: Int32, width: Int, height: Int, format: PixelFormat,
                             settings: PNGEncodingSettings = .default,
-                            workers: Int = PNGEncoder.defaultWorkers, sRGBChunk: Bool = false) throws(PNGError) {
+                            workers: Int = PNGEncoder.defaultWorkers, sRGBChunk: Bool = false) throws(ImageError) {
         try self.init(destination: .fileDescriptor(fileDescriptor), width: width, height: height, format: format,
                       settings: settings, workers: workers, sRGBChunk: sRGBChunk)
     }
 
     private init(destination: RunLengthPNGWriter.Destination, width: Int, height: Int, format: PixelFormat,
-                 settings: PNGEncodingSettings, workers: Int, sRGBChunk: Bool = false) throws(PNGError) {
+                 settings: PNGEncodingSettings, workers: Int, sRGBChunk: Bool = false) throws(ImageError) {
         self.width = width
         self.height = height
         self.format = format
         guard (1...0x7FFF_FFFF).contains(width), (1...0x7FFF_FFFF).contains(height) else {
-            throw PNGError(.cannotEncodeSize(width: width, height: height))
+            throw ImageError(.cannotEncodeSize(width: width, height: height))
         }
         switch settings.compressor {
         case .masonryRLE:
@@ -126,13 +127,13 @@ public final class PNGEncoder {
                                                         sRGBChunk: sRGBChunk))
         case .zlib(let level, let strategy):
             guard (0...9).contains(level) else {
-                throw PNGError(.compressionLevelOutOfRange(level))
+                throw ImageError(.compressionLevelOutOfRange(level))
             }
             let created = switch destination {
             case .fileDescriptor(let descriptor): mpng_encoder_create_fd(descriptor)
             case .memory: mpng_encoder_create_memory()
             }
-            guard let bridge = created else { throw PNGError(.outOfMemory) }
+            guard let bridge = created else { throw ImageError(.outOfMemory) }
             backend = .libpng(bridge)
             if sRGBChunk { mpng_encoder_set_srgb(bridge) }
             try check(mpng_encoder_start(bridge, UInt32(width), UInt32(height), Int32(format.bytesPerPixel),
@@ -145,9 +146,9 @@ public final class PNGEncoder {
     }
 
     /// Writes the next row (`width * channels` bytes).
-    public func writeRow(_ row: UnsafeBufferPointer<UInt8>) throws(PNGError) {
+    public func writeRow(_ row: UnsafeBufferPointer<UInt8>) throws(ImageError) {
         guard row.count == width * format.bytesPerPixel, rowsWritten < height, let start = row.baseAddress else {
-            throw PNGError(.wrongRow(index: rowsWritten, byteCount: row.count))
+            throw ImageError(.wrongRow(index: rowsWritten, byteCount: row.count))
         }
         switch backend {
         case .libpng(let bridge): try check(mpng_encoder_write_row(bridge, start))
@@ -157,9 +158,9 @@ public final class PNGEncoder {
     }
 
     /// Writes IEND and flushes; every row must have been written.
-    public func finish() throws(PNGError) {
+    public func finish() throws(ImageError) {
         guard rowsWritten == height else {
-            throw PNGError(.missingRows(written: rowsWritten, height: height))
+            throw ImageError(.missingRows(written: rowsWritten, height: height))
         }
         switch backend {
         case .libpng(let bridge): try check(mpng_encoder_finish(bridge))
@@ -170,14 +171,14 @@ public final class PNGEncoder {
     /// Encodes a whole image held in memory (`width * height * channels` bytes).
     public static func encode(pixels: [UInt8], width: Int, height: Int, format: PixelFormat,
                               settings: PNGEncodingSettings = .default,
-                              workers: Int = PNGEncoder.defaultWorkers) throws(PNGError) -> [UInt8] {
+                              workers: Int = PNGEncoder.defaultWorkers) throws(ImageError) -> [UInt8] {
         guard pixels.count == width * height * format.bytesPerPixel else {
-            throw PNGError(.wrongPixelCount(expected: width * height * format.bytesPerPixel, got: pixels.count))
+            throw ImageError(.wrongPixelCount(expected: width * height * format.bytesPerPixel, got: pixels.count))
         }
         let encoder = try PNGEncoder(destination: .memory, width: width, height: height, format: format,
                                      settings: settings, workers: workers)
         let rowBytes = width * format.bytesPerPixel
-        try pixels.withUnsafeBufferPointer { (all) throws(PNGError) in
+        try pixels.withUnsafeBufferPointer { (all) throws(ImageError) in
             for y in 0..<height {
                 try encoder.writeRow(UnsafeBufferPointer(rebasing: all[y * rowBytes ..< (y + 1) * rowBytes]))
             }
@@ -193,9 +194,9 @@ public final class PNGEncoder {
         }
     }
 
-    /// Turns a libpng bridge status into a `PNGError`.
-    private func check(_ status: mpng_status) throws(PNGError) {
+    /// Turns a libpng bridge status into a `ImageError`.
+    private func check(_ status: mpng_status) throws(ImageError) {
         guard status != MPNG_OK, case .libpng(let bridge) = backend else { return }
-        throw PNGError(PNGFailure(bridge: mpng_encoder_failure(bridge).pointee))
+        throw ImageError(bridge: mpng_encoder_failure(bridge).pointee)
     }
 }

@@ -1,3 +1,4 @@
+import CodecCore
 import CLibDeflate
 import CZlib
 import Deflate
@@ -54,7 +55,7 @@ final class RunLengthPNGWriter {
 
     /// Writes the signature and IHDR (and an sRGB chunk if asked). `workers` (at least 1) groups are compressed at once.
     init(destination: Destination, width: Int, height: Int, format: PixelFormat,
-         filter: PNGEncodingSettings.Filter, workers: Int, sRGBChunk: Bool = false) throws(PNGError) {
+         filter: PNGEncodingSettings.Filter, workers: Int, sRGBChunk: Bool = false) throws(ImageError) {
         self.destination = destination
         self.width = width
         self.height = height
@@ -84,7 +85,7 @@ final class RunLengthPNGWriter {
     }
 
     /// Takes the next row (`width * channels` bytes); a full group goes to be compressed.
-    func writeRow(_ row: UnsafePointer<UInt8>) throws(PNGError) {
+    func writeRow(_ row: UnsafePointer<UInt8>) throws(ImageError) {
         filling.row(filling.rowCount + 1).update(from: row, count: rowBytes)
         filling.rowCount += 1
         rowsTaken += 1
@@ -92,7 +93,7 @@ final class RunLengthPNGWriter {
     }
 
     /// Waits for the last groups, writes them, the Adler-32, the last IDAT and IEND.
-    func finish() throws(PNGError) {
+    func finish() throws(ImageError) {
         while !inFlight.isEmpty { try writeOldestGroup() }
         var trailer = [UInt8](repeating: 0, count: 4)
         for index in 0..<4 { trailer[index] = UInt8(truncatingIfNeeded: adler >> UInt(24 - 8 * index)) }
@@ -103,7 +104,7 @@ final class RunLengthPNGWriter {
 
     /// Compresses the filled group (here with one worker, else on another thread) and
     /// starts the next one from its last row.
-    private func dispatchFilling() throws(PNGError) {
+    private func dispatchFilling() throws(ImageError) {
         let group = filling
         group.isLast = rowsTaken == height
         let next = spare.popLast() ?? RowGroup(rowBytes: rowBytes, capacity: rowsPerGroup, bytesPerPixel: format.bytesPerPixel)
@@ -120,19 +121,19 @@ final class RunLengthPNGWriter {
     }
 
     /// Waits for the oldest group, writes its deflate segment and keeps the group for reuse.
-    private func writeOldestGroup() throws(PNGError) {
+    private func writeOldestGroup() throws(ImageError) {
         let group = inFlight.removeFirst()
         group.done.wait()
         adler = adler32_combine(adler, group.adler, off_t(group.rowCount * (rowBytes + 1)))
-        try group.output.withUnsafeBufferPointer { (bytes) throws(PNGError) in try collectImageData(bytes) }
+        try group.output.withUnsafeBufferPointer { (bytes) throws(ImageError) in try collectImageData(bytes) }
         spare.append(group)
     }
 
-    private func collectImageData(_ bytes: [UInt8]) throws(PNGError) {
-        try bytes.withUnsafeBufferPointer { (buffer) throws(PNGError) in try collectImageData(buffer) }
+    private func collectImageData(_ bytes: [UInt8]) throws(ImageError) {
+        try bytes.withUnsafeBufferPointer { (buffer) throws(ImageError) in try collectImageData(buffer) }
     }
 
-    private func collectImageData(_ bytes: UnsafeBufferPointer<UInt8>) throws(PNGError) {
+    private func collectImageData(_ bytes: UnsafeBufferPointer<UInt8>) throws(ImageError) {
         var offset = 0
         while offset < bytes.count {
             let piece = min(Self.idatCapacity - chunkDataCount, bytes.count - offset)
@@ -143,7 +144,7 @@ final class RunLengthPNGWriter {
         }
     }
 
-    private func writeImageDataChunk() throws(PNGError) {
+    private func writeImageDataChunk() throws(ImageError) {
         guard chunkDataCount > 0 else { return }
         Self.storeBigEndian(UInt32(chunkDataCount), at: chunk)
         Self.storeBigEndian(libdeflate_crc32(0, chunk + 4, 4 + chunkDataCount), at: chunk + 8 + chunkDataCount)
@@ -155,12 +156,12 @@ final class RunLengthPNGWriter {
         UnsafeMutableRawPointer(address).storeBytes(of: value.bigEndian, as: UInt32.self)
     }
 
-    private func write(_ bytes: [UInt8]) throws(PNGError) {
-        try bytes.withUnsafeBufferPointer { (buffer) throws(PNGError) in try write(buffer) }
+    private func write(_ bytes: [UInt8]) throws(ImageError) {
+        try bytes.withUnsafeBufferPointer { (buffer) throws(ImageError) in try write(buffer) }
     }
 
     /// Fails with the libpng path's cause (CPNGBridge's `flush_to_fd`): `.writeFailed`.
-    private func write(_ bytes: UnsafeBufferPointer<UInt8>) throws(PNGError) {
+    private func write(_ bytes: UnsafeBufferPointer<UInt8>) throws(ImageError) {
         switch destination {
         case .memory:
             memory.append(contentsOf: bytes)
@@ -170,7 +171,7 @@ final class RunLengthPNGWriter {
                 let wrote = Glibc.write(descriptor, bytes.baseAddress! + done, bytes.count - done)
                 if wrote < 0 && errno == EINTR { continue }
                 guard wrote > 0 else {
-                    throw PNGError(.writeFailed(errno: wrote < 0 ? errno : nil))
+                    throw ImageError(.writeFailed(errno: wrote < 0 ? errno : nil))
                 }
                 done += wrote
             }

@@ -1,5 +1,5 @@
 import CWebPBridge
-import PNGCodec
+import CodecCore
 import Raster
 
 /// A row-streaming WebP decoder (libwebp's incremental decoder, fed 64 KiB `pread` blocks
@@ -27,7 +27,7 @@ public final class WebPDecoder: RowSource {
     public let width: Int
     public let height: Int
     public let rowFormat: PixelFormat
-    public private(set) var trailingProblem: PNGError?
+    public private(set) var trailingProblem: ImageError?
 
     private let bridge: OpaquePointer
     /// Kept open while the bridge reads its descriptor.
@@ -41,10 +41,10 @@ public final class WebPDecoder: RowSource {
     public static let defaultMemoryBudget = 256 << 20
 
     /// Opens `file` for decoding to at least twice `minimumWidth` × `minimumHeight` (stored
-    /// orientation; 0 × 0 gives the smallest size). Throws `PNGError` with a one-line reason
+    /// orientation; 0 × 0 gives the smallest size). Throws `ImageError` with a one-line reason
     /// for a file that is not a readable WebP or is over the limits or `memoryBudget`.
-    public init(file: InputFile, limits: PNGLimits, minimumWidth: Int, minimumHeight: Int,
-                memoryBudget: Int = WebPDecoder.defaultMemoryBudget) throws(PNGError) {
+    public init(file: InputFile, limits: DecodeLimits, minimumWidth: Int, minimumHeight: Int,
+                memoryBudget: Int = WebPDecoder.defaultMemoryBudget) throws(ImageError) {
         let header = try WebPHeader(file: file)
         if let refusal = limits.refusal(width: header.width, height: header.height) { throw refusal }
         let frame = header.firstFrame
@@ -57,12 +57,12 @@ public final class WebPDecoder: RowSource {
         let held = (header.isAnimated ? frame.width * frame.height : output.width * output.height) * (alpha ? 4 : 3)
             + (header.compression == .lossless ? frame.width * frame.height * 4 : 0)
         guard held <= memoryBudget else {
-            throw PNGError(.limitExceeded, "image needs more decoding memory than the budget allows")
+            throw ImageError(.limitExceeded, "image needs more decoding memory than the budget allows")
         }
         let scale = !header.isAnimated && (output.width, output.height) != (frame.width, frame.height)
         guard let bridge = mwebp_decoder_create(file.descriptor, Int64(frame.bitstream.lowerBound), Int64(frame.bitstream.count),
                                                 Int32(output.width), Int32(output.height), scale ? 1 : 0, alpha ? 1 : 0) else {
-            throw PNGError(.outOfMemory)
+            throw ImageError(.outOfMemory)
         }
         self.bridge = bridge
         self.file = file
@@ -88,25 +88,20 @@ public final class WebPDecoder: RowSource {
     /// least `2 * minimumWidth` × `2 * minimumHeight`; the stored size when that is not
     /// smaller on both sides.
     public static func outputSize(width: Int, height: Int, minimumWidth: Int, minimumHeight: Int) -> (width: Int, height: Int) {
-        let wantedWidth = max(1, 2 * minimumWidth), wantedHeight = max(1, 2 * minimumHeight)
-        // The width binds when wantedWidth / width >= wantedHeight / height.
-        let scaled = wantedWidth * height >= wantedHeight * width
-            ? (width: wantedWidth, height: (wantedWidth * height + width - 1) / width)
-            : (width: (wantedHeight * width + height - 1) / height, height: wantedHeight)
-        return scaled.width < width && scaled.height < height ? scaled : (width, height)
+        DecodeTarget(minimumWidth: minimumWidth, minimumHeight: minimumHeight).anyScaleSize(width: width, height: height)
     }
 
     /// Returns the next row, top to bottom, in `rowFormat` (`width * bytesPerPixel` bytes),
     /// valid until the next call or until the decoder is released; nil after the last row
-    /// (that call also sets `trailingProblem`). Throws `PNGError` for corrupt or truncated
+    /// (that call also sets `trailingProblem`). Throws `ImageError` for corrupt or truncated
     /// image data, and the same error again on any later call.
-    public func nextRow() throws(PNGError) -> UnsafeBufferPointer<UInt8>? {
-        try cursor.next(read: { y throws(PNGError) in try readRow(y) }, finish: { trailingProblem = header.damageAfterImage })
+    public func nextRow() throws(ImageError) -> UnsafeBufferPointer<UInt8>? {
+        try cursor.next(read: { y throws(ImageError) in try readRow(y) }, finish: { trailingProblem = header.damageAfterImage })
     }
 
     public var rowsStarted: Bool { cursor.started }
 
-    private func readRow(_ y: Int) throws(PNGError) -> UnsafeBufferPointer<UInt8> {
+    private func readRow(_ y: Int) throws(ImageError) -> UnsafeBufferPointer<UInt8> {
         let frame = header.firstFrame
         let bytesPerPixel = rowFormat.bytesPerPixel
         if !header.isAnimated || (frame.width, frame.height) == (header.width, header.height) {
@@ -130,22 +125,22 @@ public final class WebPDecoder: RowSource {
     }
 
     /// Row `y` of the decoded picture (the frame's, before placing it on the canvas).
-    private func frameRow(_ y: Int) throws(PNGError) -> UnsafePointer<UInt8> {
+    private func frameRow(_ y: Int) throws(ImageError) -> UnsafePointer<UInt8> {
         var row: UnsafePointer<UInt8>?
         let status = mwebp_decoder_row(bridge, Int32(y), &row)
-        guard status == MWEBP_OK, let row else { throw error(status) }
+        guard status == MB_OK, let row else { throw error(status) }
         return row
     }
 
-    private func error(_ status: mwebp_status) -> PNGError {
+    private func error(_ status: mb_status) -> ImageError {
         let codec = header.compression == .lossy ? "VP8" : "VP8L"
         return switch status {
-        case MWEBP_TRUNCATED: PNGError(.malformed, "truncated \(codec) image data")
-        case MWEBP_UNSUPPORTED: PNGError(.malformed, "unsupported \(codec) feature")
-        case MWEBP_OUT_OF_MEMORY: PNGError(.outOfMemory)
-        case MWEBP_IO: PNGError(.readFailed(errno: mwebp_decoder_errno(bridge)))
-        case MWEBP_USAGE: PNGError(.misuse("libwebp refused the decoding parameters"))
-        default: PNGError(.malformed, "corrupt \(codec) image data")
+        case MB_LIMIT: ImageError(.outOfMemory)
+        case MB_IO: ImageError(.readFailed(errno: mwebp_decoder_errno(bridge)))
+        case MB_TRUNCATED: ImageError(bridge: status, reason: "truncated \(codec) image data")
+        case MB_UNSUPPORTED: ImageError(bridge: status, reason: "\(codec) feature not supported by libwebp")
+        case MB_USAGE: ImageError(bridge: status, reason: "libwebp refused the decoding parameters")
+        default: ImageError(bridge: status, reason: "corrupt \(codec) image data")
         }
     }
 }

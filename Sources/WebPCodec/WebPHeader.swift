@@ -1,4 +1,4 @@
-import PNGCodec
+import CodecCore
 import Raster
 
 /// What a sheet needs to know about a WebP before decoding it, read by Masonry's own walk
@@ -54,7 +54,7 @@ public struct WebPHeader: Sendable, Hashable {
     /// Why a profile the file holds is not in `iccProfile`, or nil.
     public let colorNote: String?
     /// Damage found after the first picture was complete, or nil.
-    public let damageAfterImage: PNGError?
+    public let damageAfterImage: ImageError?
 
     /// Width as displayed: the stored height for the 90° orientations.
     public var displayWidth: Int { orientation.swapsAxes ? height : width }
@@ -74,33 +74,27 @@ public struct WebPHeader: Sendable, Hashable {
 
     /// Reads the header of an open file with positioned reads (the descriptor's offset is
     /// not used).
-    public init(file: InputFile) throws(PNGError) {
-        try self.init(reader: ChunkReader(size: file.size) { offset, buffer throws(PNGError) in
-            try file.read(at: offset, into: buffer)
-        })
+    public init(file: InputFile) throws(ImageError) {
+        try self.init(reader: ChunkReader(WindowedReader(file: file)))
     }
 
     /// Reads the header of a WebP held in memory.
-    public init(bytes: [UInt8]) throws(PNGError) {
-        try self.init(reader: ChunkReader(size: bytes.count) { offset, buffer throws(PNGError) in
-            let count = max(0, min(buffer.count, bytes.count - offset))
-            for i in 0..<count { buffer[i] = bytes[offset + i] }
-            return count
-        })
+    public init(bytes: [UInt8]) throws(ImageError) {
+        try self.init(reader: ChunkReader(WindowedReader(bytes: bytes)))
     }
 
     private static let riff = Array("RIFF".utf8), webp = Array("WEBP".utf8)
 
-    private init(reader: ChunkReader) throws(PNGError) {
+    private init(reader: ChunkReader) throws(ImageError) {
         var reader = reader
         let start = try reader.bytes(at: 0, count: 12)
         guard start.count >= 8, start.starts(with: Self.riff), start.count < 12 || start.dropFirst(8).starts(with: Self.webp) else {
-            throw PNGError(.malformed, "not a WebP file")
+            throw ImageError(.malformed, "not a WebP file")
         }
         let riffSize = Int(littleEndian: start, at: 4, bytes: 4)
         reader.riffEnd = 8 + riffSize
         guard start.count == 12 else { throw reader.truncated }
-        guard riffSize >= 12 else { throw PNGError(.malformed, "malformed WebP file (RIFF size \(riffSize) is too small)") }
+        guard riffSize >= 12 else { throw ImageError(.malformed, "malformed WebP file (RIFF size \(riffSize) is too small)") }
 
         var walk = ChunkWalk(start: 12, end: reader.riffEnd, container: nil)
         guard let first = try walk.next(&reader) else { throw reader.truncated }
@@ -111,7 +105,7 @@ public struct WebPHeader: Sendable, Hashable {
         var isAnimated = false
         let hasAlpha: Bool
         let image: (frame: Frame, compression: Compression)
-        var damage: PNGError?
+        var damage: ImageError?
         switch first.name {
         case "VP8 ", "VP8L":
             let bitstream = try Bitstream(chunk: first, reader: &reader)
@@ -120,9 +114,9 @@ public struct WebPHeader: Sendable, Hashable {
             hasAlpha = bitstream.alphaBit
             width = bitstream.width
             height = bitstream.height
-            damage = Self.damage(after: &walk, &reader) { _, _ throws(PNGError) in }
+            damage = Self.damage(after: &walk, &reader) { _, _ throws(ImageError) in }
         case "VP8X":
-            guard first.size == 10 else { throw PNGError(.malformed, "malformed WebP file (VP8X chunk of \(first.size) bytes, not 10)") }
+            guard first.size == 10 else { throw ImageError(.malformed, "malformed WebP file (VP8X chunk of \(first.size) bytes, not 10)") }
             let fields = try reader.bytes(at: first.payload.lowerBound, count: 10)
             let flags = fields[fields.startIndex]
             width = 1 + Int(littleEndian: fields, at: 4, bytes: 3)
@@ -134,7 +128,7 @@ public struct WebPHeader: Sendable, Hashable {
             var anmfCount = 0
             let canvas = (width: width, height: height)
             /// Every chunk after VP8X: the picture (or first frame), metadata, the frame count.
-            func visit(_ chunk: Chunk, _ reader: inout ChunkReader) throws(PNGError) {
+            func visit(_ chunk: Chunk, _ reader: inout ChunkReader) throws(ImageError) {
                 switch chunk.name {
                 case "ICCP" where !sawICC:
                     sawICC = true
@@ -155,7 +149,7 @@ public struct WebPHeader: Sendable, Hashable {
                     guard !isAnimated, found == nil else { break }
                     let bitstream = try Bitstream(chunk: chunk, reader: &reader)
                     guard (bitstream.width, bitstream.height) == canvas else {
-                        throw PNGError(.malformed, "malformed WebP file (the VP8X canvas is \(canvas.width)×\(canvas.height), "
+                        throw ImageError(.malformed, "malformed WebP file (the VP8X canvas is \(canvas.width)×\(canvas.height), "
                                        + "its image \(bitstream.width)×\(bitstream.height))")
                     }
                     let from = bitstream.compression == .lossy ? alphaStart ?? chunk.whole.lowerBound : chunk.whole.lowerBound
@@ -167,13 +161,13 @@ public struct WebPHeader: Sendable, Hashable {
             }
             while found == nil, let chunk = try walk.next(&reader) { try visit(chunk, &reader) }
             guard let found else {
-                throw PNGError(.malformed, isAnimated ? "malformed WebP file (animation without frames)" : "malformed WebP file (no image data)")
+                throw ImageError(.malformed, isAnimated ? "malformed WebP file (animation without frames)" : "malformed WebP file (no image data)")
             }
             image = found
             damage = Self.damage(after: &walk, &reader, visit: visit)
             frameCount = isAnimated ? anmfCount : 1
         default:
-            throw PNGError(.malformed, "malformed WebP file (first chunk is \(first.printableName), not VP8, VP8L or VP8X)")
+            throw ImageError(.malformed, "malformed WebP file (first chunk is \(first.printableName), not VP8, VP8L or VP8X)")
         }
         self.orientation = orientation
         self.frameCount = frameCount
@@ -189,7 +183,7 @@ public struct WebPHeader: Sendable, Hashable {
     /// Walks the chunks after the picture, handing each to `visit`. A cut, a lying length or
     /// a failed read there is returned, not thrown: the picture itself is still good.
     private static func damage(after walk: inout ChunkWalk, _ reader: inout ChunkReader,
-                               visit: (Chunk, inout ChunkReader) throws(PNGError) -> Void) -> PNGError? {
+                               visit: (Chunk, inout ChunkReader) throws(ImageError) -> Void) -> ImageError? {
         do {
             while let chunk = try walk.next(&reader) { try visit(chunk, &reader) }
             return reader.riffEnd > reader.size ? reader.truncated : nil
@@ -200,13 +194,13 @@ public struct WebPHeader: Sendable, Hashable {
 
     /// The first ANMF frame: its rectangle (inside the canvas) and its bitstream.
     private static func firstFrame(_ anmf: Chunk, canvas: (width: Int, height: Int),
-                                   reader: inout ChunkReader) throws(PNGError) -> (frame: Frame, compression: Compression) {
-        guard anmf.size >= 16 else { throw PNGError(.malformed, "malformed WebP file (ANMF chunk of \(anmf.size) bytes is too short)") }
+                                   reader: inout ChunkReader) throws(ImageError) -> (frame: Frame, compression: Compression) {
+        guard anmf.size >= 16 else { throw ImageError(.malformed, "malformed WebP file (ANMF chunk of \(anmf.size) bytes is too short)") }
         let fields = try reader.bytes(at: anmf.payload.lowerBound, count: 16)
         let x = 2 * Int(littleEndian: fields, at: 0, bytes: 3), y = 2 * Int(littleEndian: fields, at: 3, bytes: 3)
         let width = 1 + Int(littleEndian: fields, at: 6, bytes: 3), height = 1 + Int(littleEndian: fields, at: 9, bytes: 3)
         guard x + width <= canvas.width, y + height <= canvas.height else {
-            throw PNGError(.malformed, "malformed WebP file (frame 1, \(width)×\(height) at \(x),\(y), "
+            throw ImageError(.malformed, "malformed WebP file (frame 1, \(width)×\(height) at \(x),\(y), "
                            + "lies outside the \(canvas.width)×\(canvas.height) canvas)")
         }
         var walk = ChunkWalk(start: anmf.payload.lowerBound + 16, end: anmf.payload.upperBound, container: "ANMF")
@@ -218,7 +212,7 @@ public struct WebPHeader: Sendable, Hashable {
             case "VP8 ", "VP8L":
                 let bitstream = try Bitstream(chunk: chunk, reader: &reader)
                 guard (bitstream.width, bitstream.height) == (width, height) else {
-                    throw PNGError(.malformed, "malformed WebP file (frame 1 is \(width)×\(height), "
+                    throw ImageError(.malformed, "malformed WebP file (frame 1 is \(width)×\(height), "
                                    + "its image \(bitstream.width)×\(bitstream.height))")
                 }
                 let from = bitstream.compression == .lossy ? alphaStart ?? chunk.whole.lowerBound : chunk.whole.lowerBound
@@ -228,7 +222,7 @@ public struct WebPHeader: Sendable, Hashable {
                 continue
             }
         }
-        throw PNGError(.malformed, "malformed WebP file (frame 1 has no image data)")
+        throw ImageError(.malformed, "malformed WebP file (frame 1 has no image data)")
     }
 }
 
@@ -262,7 +256,7 @@ struct ChunkWalk {
 
     /// The next chunk, or nil at the end of the list. A chunk (or chunk header) that does not
     /// fit is an error naming it.
-    mutating func next(_ reader: inout ChunkReader) throws(PNGError) -> Chunk? {
+    mutating func next(_ reader: inout ChunkReader) throws(ImageError) -> Chunk? {
         guard offset < end else { return nil }
         let header = try reader.bytes(at: offset, count: 8)
         guard offset + 8 <= end, header.count == 8 else { throw overrun(reader, name: nil, chunkEnd: offset + 8) }
@@ -277,12 +271,12 @@ struct ChunkWalk {
         return chunk
     }
 
-    private func overrun(_ reader: ChunkReader, name: String?, chunkEnd: Int) -> PNGError {
+    private func overrun(_ reader: ChunkReader, name: String?, chunkEnd: Int) -> ImageError {
         if chunkEnd > reader.size && reader.riffEnd > reader.size { return reader.truncated }
         let what = name.map { "the \($0) chunk" } ?? "a chunk header"
-        if let container { return PNGError(.malformed, "malformed WebP file (\(what) runs past its \(container) chunk)") }
-        if chunkEnd > reader.size { return PNGError(.malformed, "malformed WebP file (\(what) runs past the end of the file)") }
-        return PNGError(.malformed, "malformed WebP file (\(what) runs past the RIFF size)")
+        if let container { return ImageError(.malformed, "malformed WebP file (\(what) runs past its \(container) chunk)") }
+        if chunkEnd > reader.size { return ImageError(.malformed, "malformed WebP file (\(what) runs past the end of the file)") }
+        return ImageError(.malformed, "malformed WebP file (\(what) runs past the RIFF size)")
     }
 }
 
@@ -294,69 +288,53 @@ struct Bitstream {
     /// VP8L's "alpha is used" bit (false for VP8).
     let alphaBit: Bool
 
-    init(chunk: Chunk, reader: inout ChunkReader) throws(PNGError) {
+    init(chunk: Chunk, reader: inout ChunkReader) throws(ImageError) {
         let head = try reader.bytes(at: chunk.payload.lowerBound, count: min(chunk.size, 10))
         func byte(_ at: Int) -> Int { Int(head[head.startIndex + at]) }
         if chunk.name == "VP8L" {
-            guard head.count >= 5 else { throw PNGError(.malformed, "corrupt VP8L data (header too short)") }
-            guard byte(0) == 0x2F else { throw PNGError(.malformed, "corrupt VP8L data (no signature)") }
+            guard head.count >= 5 else { throw ImageError(.malformed, "corrupt VP8L data (header too short)") }
+            guard byte(0) == 0x2F else { throw ImageError(.malformed, "corrupt VP8L data (no signature)") }
             let bits = Int(littleEndian: head, at: 1, bytes: 4)
-            guard bits >> 29 == 0 else { throw PNGError(.malformed, "corrupt VP8L data (version \(bits >> 29))") }
+            guard bits >> 29 == 0 else { throw ImageError(.malformed, "corrupt VP8L data (version \(bits >> 29))") }
             width = 1 + bits & 0x3FFF
             height = 1 + (bits >> 14) & 0x3FFF
             alphaBit = (bits >> 28) & 1 == 1
             compression = .lossless
             return
         }
-        guard head.count >= 10 else { throw PNGError(.malformed, "corrupt VP8 data (frame header too short)") }
+        guard head.count >= 10 else { throw ImageError(.malformed, "corrupt VP8 data (frame header too short)") }
         let tag = Int(littleEndian: head, at: 0, bytes: 3)
-        guard tag & 1 == 0 else { throw PNGError(.malformed, "corrupt VP8 data (not a key frame)") }
-        guard (tag >> 1) & 7 <= 3 else { throw PNGError(.malformed, "corrupt VP8 data (unknown profile \((tag >> 1) & 7))") }
-        guard (tag >> 4) & 1 == 1 else { throw PNGError(.malformed, "corrupt VP8 data (invisible frame)") }
-        guard tag >> 5 < chunk.size else { throw PNGError(.malformed, "corrupt VP8 data (first partition larger than the chunk)") }
-        guard byte(3) == 0x9D, byte(4) == 0x01, byte(5) == 0x2A else { throw PNGError(.malformed, "corrupt VP8 data (no start code)") }
+        guard tag & 1 == 0 else { throw ImageError(.malformed, "corrupt VP8 data (not a key frame)") }
+        guard (tag >> 1) & 7 <= 3 else { throw ImageError(.malformed, "corrupt VP8 data (unknown profile \((tag >> 1) & 7))") }
+        guard (tag >> 4) & 1 == 1 else { throw ImageError(.malformed, "corrupt VP8 data (invisible frame)") }
+        guard tag >> 5 < chunk.size else { throw ImageError(.malformed, "corrupt VP8 data (first partition larger than the chunk)") }
+        guard byte(3) == 0x9D, byte(4) == 0x01, byte(5) == 0x2A else { throw ImageError(.malformed, "corrupt VP8 data (no start code)") }
         width = Int(littleEndian: head, at: 6, bytes: 2) & 0x3FFF
         height = Int(littleEndian: head, at: 8, bytes: 2) & 0x3FFF
-        guard width > 0, height > 0 else { throw PNGError(.malformed, "corrupt VP8 data (image is \(width)×\(height))") }
+        guard width > 0, height > 0 else { throw ImageError(.malformed, "corrupt VP8 data (image is \(width)×\(height))") }
         alphaBit = false
         compression = .lossy
     }
 }
 
-/// Positioned reads through a 64 KiB window, so walking many small chunks costs one read per
-/// window; larger requests are read directly.
+/// The RIFF walk's reads (one window, `WindowedReader`) and the RIFF header's claimed end.
 struct ChunkReader {
-    let size: Int
+    private var reader: WindowedReader
     /// 8 + the RIFF header's size field (set once it is read).
     var riffEnd = 0
-    private let read: (Int, UnsafeMutableBufferPointer<UInt8>) throws(PNGError) -> Int
-    private var window: [UInt8] = []
-    private var windowStart = 0
-    static let windowSize = 1 << 16
+    var size: Int { reader.size }
 
-    init(size: Int, read: @escaping (Int, UnsafeMutableBufferPointer<UInt8>) throws(PNGError) -> Int) {
-        self.size = size
-        self.read = read
+    init(_ reader: WindowedReader) {
+        self.reader = reader
     }
 
     /// Up to `count` bytes from `offset` (fewer at the end of the file).
-    mutating func bytes(at offset: Int, count: Int) throws(PNGError) -> ArraySlice<UInt8> {
-        let wanted = min(count, size - offset)
-        guard wanted > 0 else { return [] }
-        if offset >= windowStart, offset + wanted <= windowStart + window.count {
-            return window[offset - windowStart ..< offset - windowStart + wanted]
-        }
-        var block = [UInt8](repeating: 0, count: wanted > Self.windowSize ? wanted : min(Self.windowSize, size - offset))
-        let got = try block.withUnsafeMutableBufferPointer { buffer throws(PNGError) in try read(offset, buffer) }
-        block.removeLast(block.count - got)
-        guard wanted <= Self.windowSize else { return block[...] }
-        window = block
-        windowStart = offset
-        return window[0 ..< min(wanted, got)]
+    mutating func bytes(at offset: Int, count: Int) throws(ImageError) -> ArraySlice<UInt8> {
+        try reader.bytes(at: offset, count: count)
     }
 
     /// The file ends before what its RIFF header gives.
-    var truncated: PNGError { PNGError(.malformed, "truncated WebP file (\(size) of \(riffEnd) bytes)") }
+    var truncated: ImageError { ImageError(.malformed, "truncated WebP file (\(size) of \(riffEnd) bytes)") }
 }
 
 extension Int {

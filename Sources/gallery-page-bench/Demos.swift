@@ -2,6 +2,7 @@
 // manifest), and a review page over hand-made compare results built from SampleImages/.
 import Foundation
 import GalleryPage
+import CodecCore
 import PNGCodec
 
 /// Writes the gallery page of a `masonry --manifest` file: version 2 names its pages, version 1

@@ -16,6 +16,7 @@
 import Foundation
 import GalleryPage
 import HeadlessChromium
+import CodecCore
 import PNGCodec
 
 func fail(_ message: String) -> Never {

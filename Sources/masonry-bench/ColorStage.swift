@@ -1,6 +1,7 @@
 import ColorManagement
 import Foundation
 import JPEGCodec
+import CodecCore
 import PNGCodec
 
 // The colour stage (issue #23): the JPEG stage's photo corpus, and the same files with a Display

@@ -1,5 +1,6 @@
 import Foundation
 import MasonrySheet
+import CodecCore
 import PNGCodec
 import WorkerThreads
 
@@ -46,7 +47,7 @@ private func prepareFormatCorpus(photosFolder: String, root: String, count: Int)
 
 /// Decodes one file at full size through the format table and discards the rows.
 private func decodeFullSize(_ path: String) throws -> Int {
-    let (_, decoder) = try ImageFormats.fullSizeDecoder(for: InputFile(path: path), limits: PNGLimits())
+    let (_, decoder) = try ImageFormats.fullSizeDecoder(for: InputFile(path: path), limits: DecodeLimits())
     var sink: UInt8 = 0
     try decoder.readRows { _, row in sink &+= row[row.count - 1] }
     if sink == 1 { FileHandle.nullDevice.write(Data([sink])) }   // keep the read observable

@@ -1,5 +1,6 @@
 import Foundation
 import JPEGCodec
+import CodecCore
 import PNGCodec
 import Raster
 import WorkerThreads
@@ -56,7 +57,7 @@ func decodeJPEGFullSize(_ path: String) throws -> Int {
     let file = try InputFile(path: path)
     let header = try JPEGHeader(file: file)
     // Asking for the full size as the minimum makes every smaller scale too small.
-    let decoder = try JPEGDecoder(file: file, limits: PNGLimits(), minimumWidth: header.width, minimumHeight: header.height)
+    let decoder = try JPEGDecoder(file: file, limits: DecodeLimits(), minimumWidth: header.width, minimumHeight: header.height)
     var sink: UInt8 = 0
     try decoder.readRows { _, row in sink &+= row[row.count - 1] }
     if sink == 1 { FileHandle.nullDevice.write(Data([sink])) }   // keep the read observable
@@ -70,7 +71,7 @@ func decodeJPEGScaled(_ path: String, columnWidth: Int) throws {
     let header = try JPEGHeader(file: file)
     let tileHeight = min(4 * columnWidth, max(1, (2 * columnWidth * header.displayHeight + header.displayWidth) / (2 * header.displayWidth)))
     let (width, height) = header.orientation.displaySize(width: columnWidth, height: tileHeight)
-    let decoder = try JPEGDecoder(file: file, limits: PNGLimits(), minimumWidth: width, minimumHeight: height)
+    let decoder = try JPEGDecoder(file: file, limits: DecodeLimits(), minimumWidth: width, minimumHeight: height)
     var sink: UInt8 = 0
     try decoder.readRows { _, row in sink &+= row[row.count - 1] }
     if sink == 1 { FileHandle.nullDevice.write(Data([sink])) }
@@ -84,7 +85,7 @@ func renderJPEGTile(_ path: String, columnWidth: Int) throws -> Int {
     let (shownWidth, shownHeight) = (header.displayWidth, header.displayHeight)
     let tileHeight = min(4 * columnWidth, max(1, (2 * columnWidth * shownHeight + shownWidth) / (2 * shownWidth)))
     let (width, height) = header.orientation.displaySize(width: columnWidth, height: tileHeight)
-    let decoder = try JPEGDecoder(file: file, limits: PNGLimits(), minimumWidth: width, minimumHeight: height)
+    let decoder = try JPEGDecoder(file: file, limits: DecodeLimits(), minimumWidth: width, minimumHeight: height)
     let resampler = StreamingResampler(sourceWidth: decoder.outputWidth, sourceHeight: decoder.outputHeight,
                                        targetWidth: width, targetHeight: height,
                                        sourceFormat: decoder.rowFormat, sourceExtent: decoder.extent)

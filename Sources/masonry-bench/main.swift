@@ -8,6 +8,7 @@
 import Foundation
 import MasonryLayout
 import MasonrySheet
+import CodecCore
 import PNGCodec
 import Raster
 import SeededRandom

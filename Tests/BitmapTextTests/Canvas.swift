@@ -1,5 +1,6 @@
 import BitmapText
 import Foundation
+import CodecCore
 import PNGCodec
 import Raster
 @_exported import TestSupport

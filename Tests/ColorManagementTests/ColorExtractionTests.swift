@@ -1,6 +1,7 @@
 import ColorManagement
 import FuzzTargets
 import JPEGCodec
+import CodecCore
 import PNGCodec
 import Testing
 import TestSupport

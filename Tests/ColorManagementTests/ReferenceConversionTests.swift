@@ -2,6 +2,7 @@ import ColorManagement
 import Foundation
 import HEIFCodec
 import JPEGCodec
+import CodecCore
 import PNGCodec
 import Raster
 import Testing
@@ -33,20 +34,20 @@ struct ConvertedPicture {
             if model == .cmyk, let profile = decision.profile {
                 cmyk = try cache.transform(for: profile, layout: .invertedCMYK8).get()
             }
-            source = try JPEGDecoder(file: file, limits: PNGLimits(), minimumWidth: header.width, minimumHeight: header.height,
+            source = try JPEGDecoder(file: file, limits: DecodeLimits(), minimumWidth: header.width, minimumHeight: header.height,
                                      cmykTransform: cmyk)
-            storedSource = try JPEGDecoder(file: InputFile(path: Self.fixtures.path(name)), limits: PNGLimits(),
+            storedSource = try JPEGDecoder(file: InputFile(path: Self.fixtures.path(name)), limits: DecodeLimits(),
                                            minimumWidth: header.width, minimumHeight: header.height)
         } else if name.hasSuffix(".webp") {
             let header = try WebPHeader(file: file)
             decision = Self.rgbDecision(profile: header.iccProfile)
-            source = try WebPDecoder(file: file, limits: PNGLimits(), minimumWidth: header.width, minimumHeight: header.height)
+            source = try WebPDecoder(file: file, limits: DecodeLimits(), minimumWidth: header.width, minimumHeight: header.height)
         } else if name.hasSuffix(".heic") {
             let header = try HEIFHeader(file: file)
             decision = Self.rgbDecision(profile: header.iccProfile, cicp: header.colourCodePoints.map {
                 CICP(primaries: UInt8($0.primaries), transfer: UInt8($0.transfer), matrix: UInt8($0.matrix), fullRange: $0.fullRange)
             })
-            source = try HEIFDecoder(file: file, limits: PNGLimits(), minimumWidth: header.width, minimumHeight: header.height)
+            source = try HEIFDecoder(file: file, limits: DecodeLimits(), minimumWidth: header.width, minimumHeight: header.height)
         } else {
             let header = try PNGHeader(file: file)
             let model: ICCProfile.ColorModel = [.grey, .greyAlpha].contains(header.colorType) ? .grey : .rgb
@@ -113,6 +114,17 @@ struct ConvertedPicture {
 /// 99th percentile ≤ 3.0. The stored samples must fail that bar (so it means something).
 @Suite struct ReferenceConversionTests {
     static let cases = ConvertedPicture.fixtures.goldenFields("cases.txt")
+
+    /// Every tagged picture of the fixture folder has its case (and its golden), so none can
+    /// drop out of the parameterized tests unnoticed.
+    @Test func theCasesCoverEveryFixture() throws {
+        let names = try FileManager.default.contentsOfDirectory(atPath: ConvertedPicture.fixtures.root.path)
+        let pictures = names.filter { name in
+            !name.contains(".golden.") && [".png", ".jpg", ".webp", ".heic", ".avif"].contains { name.hasSuffix($0) }
+        }
+        #expect(Self.cases.map { $0[0] }.sorted() == pictures.sorted())
+        for fields in Self.cases { #expect(names.contains(fields[1]), "\(fields[1])") }
+    }
 
     @Test(arguments: cases.map { $0[0] })
     func matchesImageCms(_ fixture: String) throws {

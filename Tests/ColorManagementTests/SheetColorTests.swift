@@ -1,5 +1,6 @@
 import ColorManagement
 import Foundation
+import CodecCore
 import PNGCodec
 import Testing
 import TestSupport

@@ -1,5 +1,6 @@
 import Foundation
 import GIFCodec
+import CodecCore
 import PNGCodec
 import SeededRandom
 import Testing

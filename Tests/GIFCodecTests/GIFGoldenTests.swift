@@ -1,4 +1,5 @@
 @testable import GIFCodec
+import CodecCore
 import PNGCodec
 import Raster
 import Testing
@@ -17,7 +18,7 @@ import Testing
 
     @Test(arguments: fixtureCases)
     func pixelsMatchPillow(_ fixture: GIFFixture) throws {
-        let decoder = try GIFDecoder(file: InputFile(path: fixture.path), limits: PNGLimits())
+        let decoder = try GIFDecoder(file: InputFile(path: fixture.path), limits: DecodeLimits())
         let golden = try PNGDecoder.decodeRGBA(contentsOfFile: fixture.goldenPath)
         #expect(decoder.width == golden.width && decoder.height == golden.height)
         #expect(decoder.rowFormat == fixture.rowFormat)
@@ -57,7 +58,7 @@ import Testing
     /// Decoding is the same every time and with rows pulled one by one or pushed.
     @Test func rowsArePulledOnceInOrder() throws {
         let fixture = try #require(fixtureCases.first { $0.interlaced })
-        let decoder = try GIFDecoder(file: InputFile(path: fixture.path), limits: PNGLimits())
+        let decoder = try GIFDecoder(file: InputFile(path: fixture.path), limits: DecodeLimits())
         #expect(!decoder.rowsStarted)
         var rows = 0
         while let row = try decoder.nextRow() {
@@ -66,7 +67,7 @@ import Testing
         }
         #expect(rows == decoder.height && decoder.rowsStarted)
         #expect(try decoder.nextRow() == nil)
-        #expect(throws: PNGError(.rowsAlreadyRead)) { try decoder.readRows { _, _ in } }
+        #expect(throws: ImageError(.rowsAlreadyRead)) { try decoder.readRows { _, _ in } }
     }
 
     /// The position of each row of an interlaced frame in stored order is a permutation, pass

@@ -1,5 +1,6 @@
 import Foundation
 import GIFCodec
+import CodecCore
 import PNGCodec
 import Testing
 
@@ -18,10 +19,10 @@ import Testing
     static func rgba(_ index: UInt8) -> [UInt8] { Array(palette[Int(index) * 3 ..< Int(index) * 3 + 3]) + [255] }
 
     @Test func notAGIF() {
-        #expect(decodeOutcome(PNGBytes.signature + [UInt8](repeating: 0, count: 40)).error == PNGError(.malformed, "not a GIF file"))
+        #expect(decodeOutcome(PNGBytes.signature + [UInt8](repeating: 0, count: 40)).error == ImageError(.malformed, "not a GIF file"))
         var other = GIFBytes.small
         other[4] = UInt8(ascii: "8")
-        #expect(decodeOutcome(other).error == PNGError(.malformed, "unknown GIF version (not 87a or 89a)"))
+        #expect(decodeOutcome(other).error == ImageError(.malformed, "unknown GIF version (not 87a or 89a)"))
         #expect(!GIFHeader.hasSignature(other) && !GIFHeader.hasSignature(Array("GIF8".utf8)))
         #expect(GIFHeader.hasSignature(Array("GIF87a".utf8)) && GIFHeader.hasSignature(GIFBytes.small))
     }
@@ -33,12 +34,12 @@ import Testing
         let huge = GIFBytes.screen(width: 65535, height: 65535, palette: Self.palette) + frame + GIFBytes.trailer
         #expect(huge.count < 64)
         #expect(try GIFHeader(bytes: huge).width == 65535)
-        #expect(decodeOutcome(huge).error == PNGError(.pixelLimit(width: 65535, height: 65535, limit: PNGLimits.defaultMaxPixels)))
+        #expect(decodeOutcome(huge).error == ImageError(.pixelLimit(width: 65535, height: 65535, limit: DecodeLimits.defaultMaxPixels)))
         let far = GIFBytes.screen(width: 1, height: 1, palette: Self.palette)
             + GIFBytes.frame(left: 65000, top: 60000, width: 1, height: 1, indices: [0]) + GIFBytes.trailer
-        #expect(decodeOutcome(far).error == PNGError(.pixelLimit(width: 65001, height: 60001, limit: PNGLimits.defaultMaxPixels)))
+        #expect(decodeOutcome(far).error == ImageError(.pixelLimit(width: 65001, height: 60001, limit: DecodeLimits.defaultMaxPixels)))
         let wide = GIFBytes.screen(width: 65535, height: 1, palette: Self.palette) + frame + GIFBytes.trailer
-        #expect(decodeOutcome(wide, limits: PNGLimits(maxWidth: 4096)).error == PNGError(.widthLimit(width: 65535, limit: 4096)))
+        #expect(decodeOutcome(wide, limits: DecodeLimits(maxWidth: 4096)).error == ImageError(.widthLimit(width: 65535, limit: 4096)))
     }
 
     /// Cut before the first frame's image data: the header walk refuses the file.
@@ -48,13 +49,13 @@ import Testing
         for cut in [0, 3, 6, 12, 13, 20, 25, 30, imageData - 1] {
             let outcome = decodeOutcome(Array(bytes.prefix(cut)))
             let expected = cut < 6 ? "not a GIF file" : "truncated GIF file (before the image data)"
-            #expect(outcome.error == PNGError(.malformed, expected), "cut at \(cut)")
+            #expect(outcome.error == ImageError(.malformed, expected), "cut at \(cut)")
         }
         // In an extension before the first frame, and a sub-block length past the end there.
         let comment = [0x21, 0xFE, 200] + [UInt8](repeating: 65, count: 20)
         let header = GIFBytes.screen(width: 2, height: 2, palette: Self.palette)
-        #expect(decodeOutcome(header + comment).error == PNGError(.malformed, "truncated GIF file (before the image data)"))
-        #expect(decodeOutcome(header + [0x21]).error == PNGError(.malformed, "truncated GIF file (before the image data)"))
+        #expect(decodeOutcome(header + comment).error == ImageError(.malformed, "truncated GIF file (before the image data)"))
+        #expect(decodeOutcome(header + [0x21]).error == ImageError(.malformed, "truncated GIF file (before the image data)"))
     }
 
     /// A 64×16 frame whose row r is index r % 4, stored in order or interlaced: plain LZW at
@@ -83,7 +84,7 @@ import Testing
                                     (Self.stripedData + 300, 7), (bytes.count - 3, 14)] {
             let outcome = decodeOutcome(Array(bytes.prefix(cut)))
             #expect(outcome.error == nil, "cut at \(cut)")
-            #expect(outcome.trailing == PNGError(.truncatedImageData), "cut at \(cut)")
+            #expect(outcome.trailing == ImageError(.truncatedImageData), "cut at \(cut)")
             #expect(outcome.rows == 16)
             let header = try GIFHeader(bytes: Array(bytes.prefix(cut)))
             #expect(!header.isFirstFrameComplete && header.note == "truncated in frame 1")
@@ -99,7 +100,7 @@ import Testing
     /// (rows 0, 8, 4, 12, 2, 6, 10) are drawn, the others are transparent.
     @Test func truncatedInterlacedFrame() throws {
         let outcome = decodeOutcome(Array(Self.striped(interlaced: true).prefix(Self.stripedData + 256)))
-        #expect(outcome.error == nil && outcome.trailing == PNGError(.truncatedImageData))
+        #expect(outcome.error == nil && outcome.trailing == ImageError(.truncatedImageData))
         for row in 0..<16 {
             let pixels = Array(outcome.pixels[row * 256 ..< row * 256 + 256])
             let drawn = [0, 8, 4, 12, 2, 6, 10].contains(row)
@@ -117,14 +118,14 @@ import Testing
         let header = try GIFHeader(bytes: bytes)
         #expect(!header.isFirstFrameComplete && header.frameCount == 1)
         let outcome = decodeOutcome(bytes)
-        #expect(outcome.error == nil && outcome.trailing == PNGError(.truncatedImageData))
+        #expect(outcome.error == nil && outcome.trailing == ImageError(.truncatedImageData))
     }
 
     @Test(arguments: [0, 1, 9, 12, 255])
     func badLZWCodeSize(_ codeSize: Int) {
         var bytes = Self.opaque.bytes
         bytes[13 + 12 + 10] = UInt8(codeSize)
-        #expect(decodeOutcome(bytes).error == PNGError(.malformed, "bad LZW code size \(codeSize) in the first GIF frame"))
+        #expect(decodeOutcome(bytes).error == ImageError(.malformed, "bad LZW code size \(codeSize) in the first GIF frame"))
     }
 
     /// Codes the LZW table does not hold yet: giflib stops, the rows so far are kept, and an
@@ -138,7 +139,7 @@ import Testing
             + GIFBytes.subBlocks(plain) + GIFBytes.trailer
         let outcome = decodeOutcome(bytes)
         #expect(outcome.error == nil)
-        #expect(outcome.trailing == PNGError(.malformed, "corrupt image data (image is defective, decoding aborted)"))
+        #expect(outcome.trailing == ImageError(.malformed, "corrupt image data (image is defective, decoding aborted)"))
         let rows = (0..<8).map { Array(outcome.pixels[$0 * 32 ..< $0 * 32 + 32]) }
         #expect(rows.prefix(3).allSatisfy { $0 == (0..<8).flatMap { _ in Self.rgba(1) } })
         #expect(rows.suffix(5).allSatisfy { $0 == (0..<8).flatMap { _ in Self.rgba(0) } })
@@ -152,7 +153,7 @@ import Testing
             + GIFBytes.subBlocks(plain) + GIFBytes.trailer
         let outcome = decodeOutcome(bytes)
         #expect(outcome.error == nil)
-        #expect(outcome.trailing == PNGError(.malformed, "corrupt image data (image EOF detected before image complete)"))
+        #expect(outcome.trailing == ImageError(.malformed, "corrupt image data (image EOF detected before image complete)"))
         #expect(outcome.pixels.prefix(64) == ArraySlice((0..<16).flatMap { _ in Self.rgba(2) }))
         #expect(outcome.pixels.dropFirst(64).allSatisfy { $0 == 0 })
     }
@@ -179,11 +180,11 @@ import Testing
 
     @Test func emptyOrMissingFirstFrame() {
         let screen = GIFBytes.screen(width: 4, height: 4, palette: Self.palette)
-        #expect(decodeOutcome(screen + GIFBytes.trailer).error == PNGError(.malformed, "no image in the GIF file"))
+        #expect(decodeOutcome(screen + GIFBytes.trailer).error == ImageError(.malformed, "no image in the GIF file"))
         let empty = screen + GIFBytes.frame(width: 0, height: 4, indices: []) + GIFBytes.trailer
-        #expect(decodeOutcome(empty).error == PNGError(.malformed, "first GIF frame is 0×4"))
+        #expect(decodeOutcome(empty).error == ImageError(.malformed, "first GIF frame is 0×4"))
         #expect(decodeOutcome(screen + [0x99]).error
-                == PNGError(.malformed, "malformed GIF file (unknown block 0x99 before the first frame)"))
+                == ImageError(.malformed, "malformed GIF file (unknown block 0x99 before the first frame)"))
     }
 
     /// 100,000 one-pixel frames after the first: counted in one bounded pass (a 2 MB file read
@@ -230,7 +231,7 @@ import Testing
         let twoColours: [UInt8] = [10, 20, 30, 40, 50, 60]
         let bytes = GIFBytes.screen(width: 4, height: 1, palette: twoColours) + GIFBytes.graphicControl(transparent: 200)
             + GIFBytes.frame(width: 4, height: 1, indices: [0, 1, 2, 3]) + GIFBytes.trailer
-        let decoder = try GIFDecoder(file: InputFile(path: write(bytes)), limits: PNGLimits())
+        let decoder = try GIFDecoder(file: InputFile(path: write(bytes)), limits: DecodeLimits())
         #expect(decoder.rowFormat == .rgb8)
         #expect(try decodeRGBA(decoder) == [10, 20, 30, 255, 40, 50, 60, 255, 0, 0, 0, 255, 0, 0, 0, 255])
         let reachable = GIFBytes.screen(width: 4, height: 1, palette: twoColours) + GIFBytes.graphicControl(transparent: 3)

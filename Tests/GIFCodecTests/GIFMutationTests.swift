@@ -1,5 +1,6 @@
 import Foundation
 import GIFCodec
+import CodecCore
 import PNGCodec
 import SeededRandom
 import Testing
@@ -17,7 +18,7 @@ import Testing
         TestLog.verbose("GIFMutationTests \(name) seed 0x\(String(seed, radix: 16))")
         var random = SplitMix64(seed: seed)
         let original = try fixtureFolder.bytes(name)
-        let limits = PNGLimits(maxPixels: 1 << 20, maxWidth: 4096)
+        let limits = DecodeLimits(maxPixels: 1 << 20, maxWidth: 4096)
         for round in 0..<60 {
             var bytes = original
             if random.int(0...3) == 0 {

@@ -4,6 +4,7 @@
 
 import Foundation
 import GIFCodec
+import CodecCore
 import PNGCodec
 import Raster
 @_exported import TestSupport
@@ -13,7 +14,7 @@ import Testing
 let fixtureFolder = FixtureFolder(in: .module)
 
 /// The lines of `cases.txt`.
-let fixtureCases: [GIFFixture] = fixtureFolder.goldenFields("cases.txt").compactMap(GIFFixture.init)
+let fixtureCases: [GIFFixture] = fixtureFolder.goldenLines("cases.txt", GIFFixture.init)
 
 /// One fixture GIF and what Pillow says about it.
 struct GIFFixture: Sendable, CustomTestStringConvertible {
@@ -74,7 +75,7 @@ func visibleDifferences(_ a: [UInt8], _ b: [UInt8]) -> Int {
 
 /// Opens and decodes a GIF held in `bytes`: the error thrown (nil when every row was read), the
 /// decoder's trailing problem and the rows delivered.
-func decodeOutcome(_ bytes: [UInt8], limits: PNGLimits = PNGLimits()) -> (error: PNGError?, trailing: PNGError?, rows: Int, pixels: [UInt8]) {
+func decodeOutcome(_ bytes: [UInt8], limits: DecodeLimits = DecodeLimits()) -> (error: ImageError?, trailing: ImageError?, rows: Int, pixels: [UInt8]) {
     let folder = TemporaryFolder("gif-test")
     let path = folder.file("input.gif")
     precondition(FileManager.default.createFile(atPath: path, contents: Data(bytes)), "cannot write \(path)")
@@ -82,9 +83,9 @@ func decodeOutcome(_ bytes: [UInt8], limits: PNGLimits = PNGLimits()) -> (error:
         let decoder = try GIFDecoder(file: InputFile(path: path), limits: limits)
         let pixels = try decodeRGBA(decoder)
         return (nil, decoder.trailingProblem, pixels.count / max(1, decoder.width * 4), pixels)
-    } catch let error as PNGError {
+    } catch let error as ImageError {
         return (error, nil, 0, [])
     } catch {
-        return (PNGError(.io, "unexpected error \(error)"), nil, 0, [])
+        return (ImageError(.io, "unexpected error \(error)"), nil, 0, [])
     }
 }

@@ -3,6 +3,7 @@
 // arrow keys move in order, and the compare views switch (checked on screenshot pixels).
 import Foundation
 import HeadlessChromium
+import CodecCore
 import PNGCodec
 import Testing
 

@@ -2,6 +2,7 @@
 // them, and the pages written beside them (in a sub-folder, so links must climb with `..`).
 import Foundation
 import GalleryPage
+import CodecCore
 import PNGCodec
 #if canImport(Glibc)
 @preconcurrency import Glibc

@@ -1,5 +1,6 @@
 import Foundation
 import HEIFCodec
+import CodecCore
 import PNGCodec
 import Raster
 import Testing
@@ -12,7 +13,7 @@ import Testing
 
     @Test(arguments: heifCases)
     func fullSizeDecodeMatchesTheGolden(_ fixture: HEIFCase) throws {
-        let decoder = try HEIFDecoder(file: InputFile(path: fixture.path), limits: PNGLimits(),
+        let decoder = try HEIFDecoder(file: InputFile(path: fixture.path), limits: DecodeLimits(),
                                       minimumWidth: fixture.width, minimumHeight: fixture.height)
         #expect(decoder.thumbnail == nil)
         #expect(decoder.width == fixture.width && decoder.height == fixture.height)
@@ -30,7 +31,7 @@ import Testing
     /// The 320×166 thumbnail of an 800×418 photo stands in for tiles up to 160×83.
     @Test(arguments: [(160, 83, true), (100, 50, true), (0, 0, true), (161, 40, false), (400, 209, false)])
     func thumbnailIsDecodedWhenTwiceTheTile(minimumWidth: Int, minimumHeight: Int, usesThumbnail: Bool) throws {
-        let decoder = try HEIFDecoder(file: InputFile(path: fixtureFolder.path("bus-thumbnail.heic")), limits: PNGLimits(),
+        let decoder = try HEIFDecoder(file: InputFile(path: fixtureFolder.path("bus-thumbnail.heic")), limits: DecodeLimits(),
                                       minimumWidth: minimumWidth, minimumHeight: minimumHeight)
         #expect((decoder.thumbnail != nil) == usesThumbnail)
         #expect(decoder.width == (usesThumbnail ? 320 : 800) && decoder.height == (usesThumbnail ? 166 : 418))
@@ -46,7 +47,7 @@ import Testing
     /// 8-bit file turned a quarter clockwise, pixel for pixel.
     @Test func rotationIsLibheifsAndExifIsIgnored() throws {
         func pixels(_ name: String) throws -> (HEIFDecoder, [UInt8]) {
-            let decoder = try HEIFDecoder(file: InputFile(path: fixtureFolder.path(name)), limits: PNGLimits(),
+            let decoder = try HEIFDecoder(file: InputFile(path: fixtureFolder.path(name)), limits: DecodeLimits(),
                                           minimumWidth: 0, minimumHeight: 0)
             // Padded to 4-byte pixels, which ExifOrientation moves.
             let rgb = try decodeAll(decoder)
@@ -65,7 +66,7 @@ import Testing
     /// alpha (rounded, at most 255); fully transparent pixels become black.
     @Test func premultipliedAlphaIsMadeStraight() throws {
         func rows(_ name: String) throws -> [UInt8] {
-            try decodeAll(HEIFDecoder(file: InputFile(path: fixtureFolder.path(name)), limits: PNGLimits(),
+            try decodeAll(HEIFDecoder(file: InputFile(path: fixtureFolder.path(name)), limits: DecodeLimits(),
                                       minimumWidth: 0, minimumHeight: 0))
         }
         let stored = try rows("dice-alpha.heic"), straight = try rows("dice-alpha-premultiplied.heic")
@@ -83,7 +84,7 @@ import Testing
     /// The box versions with 32-bit item ids read as the 16-bit ones do, by us and by libheif.
     @Test func wideItemIDsGiveTheSamePicture() throws {
         func decode(_ name: String) throws -> (HEIFHeader, [UInt8]) {
-            let decoder = try HEIFDecoder(file: InputFile(path: fixtureFolder.path(name)), limits: PNGLimits(),
+            let decoder = try HEIFDecoder(file: InputFile(path: fixtureFolder.path(name)), limits: DecodeLimits(),
                                           minimumWidth: 0, minimumHeight: 0)
             return (decoder.header, try decodeAll(decoder))
         }
@@ -93,10 +94,10 @@ import Testing
     }
 
     @Test func rowsAreReadOnce() throws {
-        let decoder = try HEIFDecoder(file: InputFile(path: fixtureFolder.path("cat-8bit.heic")), limits: PNGLimits(),
+        let decoder = try HEIFDecoder(file: InputFile(path: fixtureFolder.path("cat-8bit.heic")), limits: DecodeLimits(),
                                       minimumWidth: 0, minimumHeight: 0)
         _ = try decoder.nextRow()
-        #expect(throws: PNGError(.rowsAlreadyRead)) { try decoder.readRows { _, _ in } }
+        #expect(throws: ImageError(.rowsAlreadyRead)) { try decoder.readRows { _, _ in } }
     }
 
     @Test func versionNamesLibheifAndItsDecoder() {

@@ -1,4 +1,5 @@
 import HEIFCodec
+import CodecCore
 import PNGCodec
 import Raster
 import Testing
@@ -60,7 +61,7 @@ import Testing
         #expect(header.width == 200 && header.height == 300 && header.orientation == .up && header.grid != nil)
         let thumbnail = try #require(header.thumbnails.first)
         #expect(thumbnail.width == 100 && thumbnail.height == 150 && thumbnail.canStandIn)
-        let decoder = try HEIFDecoder(file: file, limits: PNGLimits(), minimumWidth: 50, minimumHeight: 75)
+        let decoder = try HEIFDecoder(file: file, limits: DecodeLimits(), minimumWidth: 50, minimumHeight: 75)
         #expect(decoder.thumbnail == thumbnail && decoder.width == 100 && decoder.height == 150)
     }
 
@@ -76,7 +77,7 @@ import Testing
         let file = try InputFile(path: fixtureFolder.path("cat-sequence.avif"))
         let header = try HEIFHeader(file: file)
         #expect(header.frameCount == 3 && header.majorBrand == "avis" && header.format == .avif)
-        let decoder = try HEIFDecoder(file: file, limits: PNGLimits(), minimumWidth: 0, minimumHeight: 0)
+        let decoder = try HEIFDecoder(file: file, limits: DecodeLimits(), minimumWidth: 0, minimumHeight: 0)
         #expect(decoder.width == 96 && decoder.height == 64)
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import HEIFCodec
+import CodecCore
 import PNGCodec
 import Testing
 
@@ -33,10 +34,10 @@ import Testing
     func headerRefusesWithItsReason(_ file: String) throws {
         let expected = try #require(Self.refusedByTheHeader.first { $0.file == file }).reason
         let path = fixtureFolder.path("hostile/" + file)
-        #expect(throws: PNGError(.malformed, expected)) {
+        #expect(throws: ImageError(.malformed, expected)) {
             try HEIFHeader(file: InputFile(path: path))
         }
-        #expect(throws: PNGError(.malformed, expected)) {
+        #expect(throws: ImageError(.malformed, expected)) {
             _ = try HEIFDecoder(file: InputFile(path: path), limits: .fuzzing, minimumWidth: 0, minimumHeight: 0)
         }
     }
@@ -48,8 +49,8 @@ import Testing
         let header = try HEIFHeader(file: InputFile(path: path))
         #expect(header.width == width && header.height == height)
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)).count < 16 << 10)
-        let limits = PNGLimits()
-        #expect(throws: PNGError(.pixelLimit(width: width, height: height, limit: limits.maxPixels))) {
+        let limits = DecodeLimits()
+        #expect(throws: ImageError(.pixelLimit(width: width, height: height, limit: limits.maxPixels))) {
             _ = try HEIFDecoder(file: InputFile(path: path), limits: limits, minimumWidth: 0, minimumHeight: 0)
         }
     }
@@ -63,25 +64,25 @@ import Testing
         let thumbnail = try #require(header.thumbnails.first)
         #expect(thumbnail.width == 0xFFFF_FFFF && !thumbnail.aspectMatches && !thumbnail.canStandIn)
         #expect(header.width == 320 && header.height == 212)
-        let limits = PNGLimits.fuzzing
-        #expect(throws: PNGError(.pixelLimit(width: 0xFFFF_FFFF, height: 0xFFFF_FFFF, limit: limits.maxPixels))) {
+        let limits = DecodeLimits.fuzzing
+        #expect(throws: ImageError(.pixelLimit(width: 0xFFFF_FFFF, height: 0xFFFF_FFFF, limit: limits.maxPixels))) {
             _ = try HEIFDecoder(file: file, limits: limits, minimumWidth: 0, minimumHeight: 0)
         }
     }
 
     @Test func goodFileOverASmallLimitIsRefused() throws {
-        let limits = PNGLimits(maxPixels: 10_000)
-        #expect(throws: PNGError(.pixelLimit(width: 320, height: 212, limit: 10_000))) {
+        let limits = DecodeLimits(maxPixels: 10_000)
+        #expect(throws: ImageError(.pixelLimit(width: 320, height: 212, limit: 10_000))) {
             _ = try HEIFDecoder(file: InputFile(path: fixtureFolder.path("cat-8bit.heic")), limits: limits,
                                 minimumWidth: 0, minimumHeight: 0)
         }
     }
 
     @Test func notHEIFIsRefused() throws {
-        #expect(throws: PNGError(.malformed, "not a HEIF file (no ftyp box first)")) {
+        #expect(throws: ImageError(.malformed, "not a HEIF file (no ftyp box first)")) {
             try HEIFHeader(bytes: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13])
         }
-        #expect(throws: PNGError(.malformed, "empty file")) { try HEIFHeader(bytes: []) }
+        #expect(throws: ImageError(.malformed, "empty file")) { try HEIFHeader(bytes: []) }
     }
 
     /// Coded data replaced by garbage (boxes intact): libheif's decoder fails, and its message
@@ -104,6 +105,6 @@ import Testing
     }
 }
 
-extension PNGLimits {
-    static let fuzzing = PNGLimits(maxPixels: 1 << 24, maxWidth: 1 << 14)
+extension DecodeLimits {
+    static let fuzzing = DecodeLimits(maxPixels: 1 << 24, maxWidth: 1 << 14)
 }

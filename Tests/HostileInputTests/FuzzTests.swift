@@ -10,6 +10,7 @@
 // /dev/shm/masonry-fuzz-<target>.last (or /tmp): that file is the crash reproducer (turn it
 // into a test in Regressions.swift). More iterations: MASONRY_FUZZ_SCALE=10.
 
+import CodecCore
 import Foundation
 import Testing
 @testable import MasonryCommand
@@ -143,7 +144,7 @@ enum Fuzz {
 
     @Test func pngDecoderOnMutatedPNGs() {
         var decoded = 0, trailing = 0
-        let limits = PNGLimits(maxPixels: 1 << 16, maxChunkBytes: 1 << 16)
+        let limits = DecodeLimits(maxPixels: 1 << 16), pngLimits = PNGLimits(maxChunkBytes: 1 << 16)
         Fuzz.run("decoder", iterations: 2500) { rng, record in
             var bytes = Fuzz.mutate(Fuzz.seeds.randomElement(using: &rng)!, &rng)
             if rng.chance(4) { bytes = Fuzz.mutate(bytes, &rng) }
@@ -152,7 +153,7 @@ enum Fuzz {
             // a resampler to a small random size.
             let compact = rng.chance(2)
             record("PNGDecoder(bytes:compactOpaqueRows: \(compact))", bytes)
-            guard let decoder = try? PNGDecoder(bytes: bytes, limits: limits, compactOpaqueRows: compact) else { return }
+            guard let decoder = try? PNGDecoder(bytes: bytes, limits: limits, pngLimits: pngLimits, compactOpaqueRows: compact) else { return }
             let header = decoder.header
             #expect(header.width >= 1 && header.height >= 1)
             #expect(header.pixelCount <= limits.maxPixels)
@@ -175,7 +176,7 @@ enum Fuzz {
                 if let resampler { #expect(emitted == resampler.targetHeight) }
                 decoded += 1
                 if decoder.trailingProblem != nil { trailing += 1 }
-            } catch let error as PNGError {
+            } catch let error as ImageError {
                 #expect(!error.reason.isEmpty)
             } catch {
                 Issue.record("unexpected error type \(error)")

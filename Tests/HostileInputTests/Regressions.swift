@@ -1,6 +1,7 @@
 // Regression tests: one per bug the hostile-input suite found, and every
 // fuzz crash reproducer (from /dev/shm/masonry-fuzz-<target>.last), kept as bytes.
 
+import CodecCore
 import Foundation
 import Testing
 @testable import MasonryCommand
@@ -39,7 +40,7 @@ import Testing
         var rows = 0
         try decoder.readRows { _, _ in rows += 1 }
         #expect(rows == 9)
-        #expect(decoder.trailingProblem == PNGError(.badCRC(chunk: "tEXt")))
+        #expect(decoder.trailingProblem == ImageError(.badCRC(chunk: "tEXt")))
         #expect(decoder.trailingProblem?.reason == "bad CRC in tEXt chunk")
         // A clean file has no trailing problem.
         let clean = try PNGDecoder(bytes: Sample.stored())
@@ -87,7 +88,7 @@ import Testing
     @Test func impossibleImageDataIsRefusedBeforeAllocation() throws {
         let png = Sample.header(width: 0x7FFF_FFFF, height: 2)
         let start = DispatchTime.now()
-        let error = #expect(throws: PNGError.self) { try PNGDecoder(bytes: png, limits: PNGLimits(maxPixels: 1 << 40, maxWidth: Int(Int32.max))) }
+        let error = #expect(throws: ImageError.self) { try PNGDecoder(bytes: png, limits: DecodeLimits(maxPixels: 1 << 40, maxWidth: Int(Int32.max))) }
         #expect(error?.kind == .malformed)
         #expect(error?.reason.hasPrefix("truncated image data") == true, "\(String(describing: error))")
         #expect(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds < 1_000_000_000)

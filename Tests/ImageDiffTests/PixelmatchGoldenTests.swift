@@ -1,5 +1,6 @@
 // Counts, bounds and pictures of the committed fixture pairs against PyPI pixelmatch's (cross-checked
 // with the original JavaScript pixelmatch 6.0.0; see Fixtures/README.md).
+import Digest
 import ImageDiff
 import Testing
 import TestSupport
@@ -39,7 +40,7 @@ struct PixelmatchGolden: Sendable, CustomTestStringConvertible {
         #expect(result.diffPixels == golden.diffPixels)
         #expect(result.aaPixels == golden.aaPixels)
         #expect(result.bounds == golden.bounds)
-        #expect(ImageDiff.SHA256.hex(ImageDiff.SHA256.digest(result.picture)) == golden.pictureSHA256)
+        #expect(Digest.SHA256.hex(Digest.SHA256.digest(result.picture)) == golden.pictureSHA256)
         let resized = baseline.width != current.width || baseline.height != current.height
         let status: PairStatus = resized ? .resized : golden.diffPixels > 0 ? .changed : .unchanged
         #expect(PairVerdict(result.findings, limits: CompareLimits()) == PairVerdict(status: status, failed: status != .unchanged))

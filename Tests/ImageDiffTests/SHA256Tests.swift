@@ -1,9 +1,10 @@
+import Digest
 import ImageDiff
 import Testing
 import TestSupport
 
 @Suite struct SHA256Tests {
-    typealias Hasher = ImageDiff.SHA256
+    typealias Hasher = Digest.SHA256
 
     /// FIPS 180-4 examples (NIST CSRC "SHA256.pdf", "SHA2_Additional.pdf").
     @Test(arguments: [

@@ -1,6 +1,7 @@
 // Helpers for the ImageDiff tests: fixtures, goldens, and running a diff over whole images.
 import Foundation
 import ImageDiff
+import CodecCore
 import PNGCodec
 import Testing
 import TestSupport

@@ -1,4 +1,5 @@
 import JPEGCodec
+import CodecCore
 import PNGCodec
 import Testing
 
@@ -39,7 +40,7 @@ import Testing
             // Every 25th mutant goes through the whole decoder (small tiles keep it quick).
             if iteration % 25 == 0 {
                 let outcome = decodeOutcome(folder.write("m\(iteration).jpg", bytes), tile: 16,
-                                            limits: PNGLimits(maxPixels: 4_000_000))
+                                            limits: DecodeLimits(maxPixels: 4_000_000))
                 for problem in [outcome.error, outcome.trailing].compactMap({ $0 }) {
                     #expect(!problem.reason.isEmpty && !problem.reason.contains("\n"), context)
                 }

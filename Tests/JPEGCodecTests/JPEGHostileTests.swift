@@ -1,5 +1,6 @@
 import Foundation
 import JPEGCodec
+import CodecCore
 import PNGCodec
 import Testing
 
@@ -9,7 +10,7 @@ import Testing
     static let baseline = "coffee-q85-420.jpg"
     static let progressive = "astronaut-q75-420-progressive.jpg"
 
-    static func isOneLine(_ error: PNGError?) -> Bool {
+    static func isOneLine(_ error: ImageError?) -> Bool {
         guard let reason = error?.reason else { return false }
         return !reason.isEmpty && !reason.contains("\n")
     }
@@ -18,7 +19,7 @@ import Testing
         let folder = TemporaryFolder("jpeg-hostile")
         let png = PNGBytes.signature + [UInt8](repeating: 0, count: 40)
         let outcome = decodeOutcome(folder.write("x.jpg", png))
-        #expect(outcome.error == PNGError(.malformed, "not a JPEG file"))
+        #expect(outcome.error == ImageError(.malformed, "not a JPEG file"))
         #expect(!JPEGHeader.hasSignature(png))
         #expect(JPEGHeader.hasSignature([0xFF, 0xD8, 0xFF, 0xE0]))
         #expect(!JPEGHeader.hasSignature([0xFF, 0xD8]))
@@ -34,7 +35,7 @@ import Testing
             let outcome = decodeOutcome(folder.write("cut-\(cut).jpg", Array(bytes.prefix(cut))))
             #expect(outcome.error?.kind == .malformed, "cut at \(cut)")
             #expect(Self.isOneLine(outcome.error), "cut at \(cut): \(String(describing: outcome.error))")
-            #expect(throws: PNGError.self) { try JPEGHeader(bytes: Array(bytes.prefix(cut))) }
+            #expect(throws: ImageError.self) { try JPEGHeader(bytes: Array(bytes.prefix(cut))) }
         }
     }
 
@@ -50,7 +51,7 @@ import Testing
             let outcome = decodeOutcome(folder.write("cut-\(cut).jpg", Array(bytes.prefix(cut))), tile: 0)
             #expect(outcome.error == nil, "cut at \(cut)")
             #expect(outcome.rows == (header.height + 7) / 8, "cut at \(cut)")
-            #expect(outcome.trailing == PNGError(.malformed, "truncated image data"), "cut at \(cut)")
+            #expect(outcome.trailing == ImageError(.malformed, "truncated image data"), "cut at \(cut)")
         }
     }
 
@@ -87,9 +88,9 @@ import Testing
         let folder = TemporaryFolder("jpeg-hostile")
         let path = folder.write("huge.jpg", bytes)
         let outcome = decodeOutcome(path)
-        #expect(outcome.error == PNGLimits().refusal(width: 65535, height: 65535))
+        #expect(outcome.error == DecodeLimits().refusal(width: 65535, height: 65535))
         // With the pixel limit lifted, libjpeg's own limit (65500) still refuses it.
-        let lifted = decodeOutcome(path, limits: PNGLimits(maxPixels: Int.max, maxWidth: Int.max))
+        let lifted = decodeOutcome(path, limits: DecodeLimits(maxPixels: Int.max, maxWidth: Int.max))
         #expect(lifted.error?.kind == .limitExceeded)
         #expect(Self.isOneLine(lifted.error), "\(String(describing: lifted.error))")
     }
@@ -99,7 +100,7 @@ import Testing
         let bytes = JPEGSurgery.withSize(try fixtureFolder.bytes("cat-orientation-1.jpg"), width: size.0, height: size.1)
         let folder = TemporaryFolder("jpeg-hostile")
         let outcome = decodeOutcome(folder.write("zero.jpg", bytes))
-        #expect(outcome.error == PNGError(.malformed, "image is \(size.0)×\(size.1): a JPEG needs a width and height of at least 1"))
+        #expect(outcome.error == ImageError(.malformed, "image is \(size.0)×\(size.1): a JPEG needs a width and height of at least 1"))
     }
 
     /// A progressive file of well under a kilobyte claiming 13000×13000: its coefficients
@@ -115,7 +116,7 @@ import Testing
         let header = try JPEGHeader(bytes: bytes)
         #expect(header.isProgressive && header.width == 13000)
         let outcome = decodeOutcome(path, tile: 100)
-        #expect(outcome.error == PNGError(.limitExceeded, "image needs more decoding memory than the budget allows"))
+        #expect(outcome.error == ImageError(.limitExceeded, "image needs more decoding memory than the budget allows"))
         // The unpatched 16×16 original decodes: the claimed size is what is refused.
         let fine = decodeOutcome(folder.write("small.jpg", small))
         #expect(fine.error == nil && fine.trailing == nil)
@@ -125,8 +126,8 @@ import Testing
     /// coefficients) is refused under a 256 KiB budget, and decodes under the default one.
     @Test func memoryBudgetBoundsProgressiveDecoding() throws {
         let path = fixtureFolder.path(Self.progressive)
-        #expect(throws: PNGError(.limitExceeded, "image needs more decoding memory than the budget allows")) {
-            try JPEGDecoder(file: InputFile(path: path), limits: PNGLimits(), minimumWidth: 8, minimumHeight: 8,
+        #expect(throws: ImageError(.limitExceeded, "image needs more decoding memory than the budget allows")) {
+            try JPEGDecoder(file: InputFile(path: path), limits: DecodeLimits(), minimumWidth: 8, minimumHeight: 8,
                             memoryBudget: 256 << 10)
         }
         #expect(decodeOutcome(path).error == nil)
@@ -149,7 +150,7 @@ import Testing
         bytes[JPEGSurgery.frameOffset(bytes) + 1] = 0xC3
         let folder = TemporaryFolder("jpeg-hostile")
         let outcome = decodeOutcome(folder.write("lossless.jpg", bytes))
-        #expect(outcome.error == PNGError(.malformed, "unsupported JPEG process (lossless or hierarchical, SOF3)"))
+        #expect(outcome.error == ImageError(.malformed, "unsupported JPEG process (lossless or hierarchical, SOF3)"))
     }
 
     // MARK: EXIF
@@ -165,7 +166,7 @@ import Testing
 
     enum ExifOrientationResult: Equatable {
         case orientation(Int)
-        case error(PNGError)
+        case error(ImageError)
     }
 
     @Test func wellFormedExifIsRead() throws {
@@ -204,14 +205,14 @@ import Testing
             Issue.record("a segment longer than the file was accepted")
             return
         }
-        #expect(error == PNGError(.malformed, "truncated JPEG file (before the image data)"))
+        #expect(error == ImageError(.malformed, "truncated JPEG file (before the image data)"))
     }
 
     /// A FIFO, a folder: refused by InputFile before the JPEG reader sees them.
     @Test func onlyRegularFiles() throws {
         let folder = TemporaryFolder("jpeg-hostile")
         #expect(mkfifo(folder.file("fifo.jpg"), 0o600) == 0)
-        #expect(throws: PNGError.self) { try JPEGHeader(file: InputFile(path: folder.file("fifo.jpg"))) }
-        #expect(throws: PNGError.self) { try JPEGHeader(file: InputFile(path: folder.path)) }
+        #expect(throws: ImageError.self) { try JPEGHeader(file: InputFile(path: folder.file("fifo.jpg"))) }
+        #expect(throws: ImageError.self) { try JPEGHeader(file: InputFile(path: folder.path)) }
     }
 }

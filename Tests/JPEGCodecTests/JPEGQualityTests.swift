@@ -1,4 +1,5 @@
 import JPEGCodec
+import CodecCore
 import PNGCodec
 import Raster
 import Testing
@@ -29,7 +30,7 @@ import Testing
     @Test(arguments: [("chelsea-q80-422-progressive", 225.5, 150.0), ("retina-q85-420", 235.0, 705.5)])
     func oddSidesAreResampledFromTheirExactExtent(_ example: (String, Double, Double)) throws {
         let fixture = try #require(fixtureCases.first { $0.name == example.0 })
-        let decoder = try JPEGDecoder(file: InputFile(path: fixture.jpegPath), limits: PNGLimits(),
+        let decoder = try JPEGDecoder(file: InputFile(path: fixture.jpegPath), limits: DecodeLimits(),
                                       minimumWidth: fixture.tileWidth, minimumHeight: fixture.tileHeight)
         #expect(decoder.scaleEighths == 4)
         #expect(decoder.extent == (example.1, example.2) && (decoder.width, decoder.height) == (Int(example.1.rounded(.up)), Int(example.2.rounded(.up))))
@@ -54,7 +55,7 @@ import Testing
 
     @Test(arguments: fixtureCases)
     func rowFormatFollowsTheComponents(_ fixture: FixtureCase) throws {
-        let decoder = try JPEGDecoder(file: InputFile(path: fixture.jpegPath), limits: PNGLimits(),
+        let decoder = try JPEGDecoder(file: InputFile(path: fixture.jpegPath), limits: DecodeLimits(),
                                       minimumWidth: 0, minimumHeight: 0)
         #expect(decoder.rowFormat == (fixture.components == 1 ? .grey8 : .rgb8))
         #expect(decoder.scaleEighths == 1)

@@ -2,6 +2,7 @@
 // against `readRows`; damage reported once the rows ran out; stopping early.
 
 import JPEGCodec
+import CodecCore
 import PNGCodec
 import Raster
 import Testing
@@ -10,7 +11,7 @@ import Testing
 struct JPEGRowPullingTests {
     /// Opens a fixture for a tile of `minimum` × `minimum` (0: the smallest scale, 1/8).
     static func open(_ path: String, minimum: Int) throws -> JPEGDecoder {
-        try JPEGDecoder(file: InputFile(path: path), limits: PNGLimits(), minimumWidth: minimum, minimumHeight: minimum)
+        try JPEGDecoder(file: InputFile(path: path), limits: DecodeLimits(), minimumWidth: minimum, minimumHeight: minimum)
     }
 
     @Test("Pulled rows equal the pushed rows", arguments: fixtureCases)
@@ -45,7 +46,7 @@ struct JPEGRowPullingTests {
             #expect(decoder.trailingProblem == nil, "the damage is known only once the rows ran out")
         }
         #expect(try decoder.nextRow() == nil)
-        #expect(decoder.trailingProblem == PNGError(.malformed, "truncated image data"))
+        #expect(decoder.trailingProblem == ImageError(.malformed, "truncated image data"))
     }
 
     @Test("Stopping after 3 rows gives the first 3 rows, and the decoder can be released", arguments: fixtureCases)
@@ -58,7 +59,7 @@ struct JPEGRowPullingTests {
         var first: [UInt8] = []
         for _ in 0..<3 { first += try #require(try decoder!.nextRow()) }
         #expect(first == Array(full.prefix(3 * rowBytes)), "\(fixture.name)")
-        #expect(throws: PNGError.self, "rows already pulled cannot be pushed") { try decoder!.readRows { _, _ in } }
+        #expect(throws: ImageError.self, "rows already pulled cannot be pushed") { try decoder!.readRows { _, _ in } }
         decoder = nil
     }
 }

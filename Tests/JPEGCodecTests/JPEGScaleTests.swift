@@ -1,4 +1,5 @@
 import JPEGCodec
+import CodecCore
 import PNGCodec
 import Testing
 
@@ -51,7 +52,7 @@ import Testing
         let path = fixtureFolder.path("retina-q85-420.jpg")   // 470×1411: odd sizes round
         // Ask for exactly half of the N/8 output: then N is the smallest scale that fits.
         let width = (470 * eighths + 7) / 8, height = (1411 * eighths + 7) / 8
-        let decoder = try JPEGDecoder(file: InputFile(path: path), limits: PNGLimits(),
+        let decoder = try JPEGDecoder(file: InputFile(path: path), limits: DecodeLimits(),
                                       minimumWidth: width / 2, minimumHeight: height / 2)
         #expect(decoder.scaleEighths == eighths)
         let expectedWidth = (470 * decoder.scaleEighths + 7) / 8, expectedHeight = (1411 * decoder.scaleEighths + 7) / 8

@@ -4,6 +4,7 @@
 
 import Foundation
 import JPEGCodec
+import CodecCore
 import PNGCodec
 import Raster
 @_exported import TestSupport
@@ -49,12 +50,12 @@ struct RenderedTile {
     let width: Int, height: Int
     let rgb: [UInt8]
     let scaleEighths: Int
-    let trailingProblem: PNGError?
+    let trailingProblem: ImageError?
 }
 
 /// Decodes `path` at the scale chosen for a `tileWidth` × `tileHeight` tile (display
 /// orientation), resamples in stored orientation, orients, composites over white.
-func renderTile(_ path: String, tileWidth: Int, tileHeight: Int, limits: PNGLimits = PNGLimits()) throws -> RenderedTile {
+func renderTile(_ path: String, tileWidth: Int, tileHeight: Int, limits: DecodeLimits = DecodeLimits()) throws -> RenderedTile {
     let file = try InputFile(path: path)
     let header = try JPEGHeader(file: file)
     let (storedWidth, storedHeight) = header.orientation.displaySize(width: tileWidth, height: tileHeight)
@@ -138,15 +139,15 @@ extension TemporaryFolder {
 
 /// Opens and decodes `path` for a `tile` × `tile` tile, returning the error thrown (nil when
 /// every row was read) and the decoder's trailing problem.
-func decodeOutcome(_ path: String, tile: Int = 32, limits: PNGLimits = PNGLimits()) -> (error: PNGError?, trailing: PNGError?, rows: Int) {
+func decodeOutcome(_ path: String, tile: Int = 32, limits: DecodeLimits = DecodeLimits()) -> (error: ImageError?, trailing: ImageError?, rows: Int) {
     do {
         let decoder = try JPEGDecoder(file: InputFile(path: path), limits: limits, minimumWidth: tile, minimumHeight: tile)
         var rows = 0
         try decoder.readRows { _, _ in rows += 1 }
         return (nil, decoder.trailingProblem, rows)
-    } catch let error as PNGError {
+    } catch let error as ImageError {
         return (error, nil, 0)
     } catch {
-        return (PNGError(.io, "unexpected error \(error)"), nil, 0)
+        return (ImageError(.io, "unexpected error \(error)"), nil, 0)
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 #if canImport(FoundationXML)
 import FoundationXML
 #endif
+import CodecCore
 import PNGCodec
 import Testing
 import TestSupport

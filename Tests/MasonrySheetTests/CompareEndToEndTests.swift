@@ -1,5 +1,6 @@
 import Foundation
 @testable import MasonrySheet
+import CodecCore
 import PNGCodec
 import Testing
 import TestSupport

@@ -1,6 +1,7 @@
 import Foundation
 import MasonryLayout
 import MasonrySheet
+import CodecCore
 import PNGCodec
 import Raster
 import Testing

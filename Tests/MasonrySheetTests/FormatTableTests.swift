@@ -1,6 +1,7 @@
 import Foundation
 import MasonryLayout
 @testable import MasonrySheet
+import CodecCore
 import PNGCodec
 import Testing
 import TestSupport
@@ -27,12 +28,16 @@ import TestSupport
     @Test(arguments: ImageFormats.all)
     func everyFormatHasASampleThatOnlyItsOwnSignatureClaims(format: ImageFormat) throws {
         let bytes = try Self.sample(of: format)
-        let prefix = Array(bytes.prefix(ImageFormats.prefixLength))
-        #expect(ImageFormats.all.filter { $0.matches(prefix) } == [format])
+        let prefix = Array(bytes.prefix(ImageFormats.detectionPrefixBytes))
+        #expect(try ImageFormats.format(ofPrefix: prefix) == format)
+        // The winner outranks every other entry that accepts the sample.
+        let accepting = ImageFormats.all.filter { $0.detection.matches(Array(prefix.prefix($0.detection.prefixBytes))) }
+        #expect(accepting.contains(format))
+        #expect(accepting.allSatisfy { $0 == format || $0.detection.priority < format.detection.priority })
         let folder = TemporaryFolder()
         try Self.write(bytes, to: folder.file("picture"))
         let file = try InputFile(path: folder.file("picture"))
-        let (found, header) = try ImageFormats.header(of: file, limits: PNGLimits())
+        let (found, header) = try ImageFormats.header(of: file, limits: DecodeLimits())
         #expect(found == format)
         #expect((header.displayWidth, header.displayHeight) == Self.sampleSize)
         #expect(header.frameCount == 1)
@@ -66,6 +71,37 @@ import TestSupport
             #expect(item["frames"] == nil)
         }
         #expect(found == expected)
+    }
+
+    /// The overlaps detection decides (issue #35): a PNG is its signature, not its first byte;
+    /// a text-mode-damaged PNG is still PNG's to name; a `mif1` file of AV1 items is AVIF.
+    @Test func detectionDecidesTheOverlapsByTheMostSpecificEntry() throws {
+        let png = try Self.sample(of: ImageFormats.png)
+        // 0x89 and then anything but the PNG signature's first half: no format.
+        var notPNG = png
+        notPNG[1] = UInt8(ascii: "Q")
+        #expect(throws: ImageError(.malformed, "not \(ImageFormats.namesForMessages) file")) {
+            try ImageFormats.format(ofPrefix: Array(notPNG.prefix(ImageFormats.detectionPrefixBytes)))
+        }
+        // The first half right, the second changed by a text-mode transfer: PNG's reader names it.
+        var damaged = png
+        damaged[4] = 0x0A
+        #expect(try ImageFormats.format(ofPrefix: Array(damaged.prefix(64))) == ImageFormats.png)
+        // Shorter than every signature: the start of a PNG is a truncated PNG; anything else is too short.
+        #expect(try ImageFormats.format(ofPrefix: Array(png.prefix(5))) == ImageFormats.png)
+        #expect(throws: ImageError(.tooShortForAnyFormat(size: 5))) { try ImageFormats.format(ofPrefix: Array("hello".utf8)) }
+        #expect(throws: ImageError(.emptyFile)) { try ImageFormats.format(ofPrefix: []) }
+        // An AVIF whose brands name only the structure (mif1, miaf): AVIF by its AV1 items, so its
+        // cache key names the AV1 decoder.
+        var avif = try Self.sample(of: ImageFormats.avif)
+        let ftypEnd = Int(avif[3]) | Int(avif[2]) << 8
+        for at in stride(from: 8, to: ftypEnd, by: 4) where at != 12 && Array(avif[at..<(at + 4)]) == Array("avif".utf8) {
+            avif.replaceSubrange(at..<(at + 4), with: Array("mif1".utf8))
+        }
+        #expect(!stride(from: 8, to: ftypEnd, by: 4).contains { Array(avif[$0..<($0 + 4)]) == Array("avif".utf8) })
+        #expect(try ImageFormats.format(ofPrefix: Array(avif.prefix(ImageFormats.detectionPrefixBytes))) == ImageFormats.avif)
+        let heic = try Self.sample(of: ImageFormats.heif)
+        #expect(try ImageFormats.format(ofPrefix: Array(heic.prefix(ImageFormats.detectionPrefixBytes))) == ImageFormats.heif)
     }
 
     @Test func aFileOfNoKnownFormatIsSkippedNamingEveryFormat() throws {
@@ -134,7 +170,7 @@ import TestSupport
         let folder = TemporaryFolder()
         func header(_ bytes: [UInt8], _ name: String) throws -> SourceHeader {
             try Self.write(bytes, to: folder.file(name))
-            return try ImageFormats.header(of: InputFile(path: folder.file(name)), limits: PNGLimits()).1
+            return try ImageFormats.header(of: InputFile(path: folder.file(name)), limits: DecodeLimits()).1
         }
         for format in ImageFormats.all {
             let source = try header(try Self.sample(of: format), "sample" + format.folderExtensions[0])
@@ -162,7 +198,7 @@ import TestSupport
     /// 576 MB at 4 bytes a pixel) is skipped from its header; the same size not interlaced
     /// streams, so its header passes (its missing image data is what stops it).
     @Test func anInterlacedPNGOverTheWholePictureBudgetIsSkippedFromItsHeader() throws {
-        #expect(12000 * 12000 <= PNGLimits.defaultMaxPixels && 12000 * 12000 * 4 > ImageFormats.wholePictureBudget)
+        #expect(12000 * 12000 <= DecodeLimits.defaultMaxPixels && 12000 * 12000 * 4 > ImageFormats.wholePictureBudget)
         let folder = TemporaryFolder()
         for (name, interlace) in [("interlaced.png", UInt8(1)), ("plain.png", UInt8(0))] {
             try Self.write(PNGBytes.signature + PNGBytes.ihdr(width: 12000, height: 12000, interlace: interlace) + PNGBytes.chunk("IEND"),
@@ -179,7 +215,7 @@ import TestSupport
     /// (81 MP: within --max-pixels, over 512 MiB at 8 bytes a pixel), though its `clap` still
     /// shows 48×32: libheif would decode the coded size.
     @Test func aPictureOverTheWholePictureBudgetIsSkippedFromItsHeader() throws {
-        #expect(9000 * 9000 <= PNGLimits.defaultMaxPixels && 9000 * 9000 * 8 > ImageFormats.wholePictureBudget)
+        #expect(9000 * 9000 <= DecodeLimits.defaultMaxPixels && 9000 * 9000 * 8 > ImageFormats.wholePictureBudget)
         var bytes = try Self.sample(of: ImageFormats.heif)
         let ispe = Array("ispe".utf8)
         var patched = 0

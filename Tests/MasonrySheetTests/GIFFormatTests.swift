@@ -1,6 +1,7 @@
 import Foundation
 import MasonryLayout
 @testable import MasonrySheet
+import CodecCore
 import PNGCodec
 import Raster
 import Testing
@@ -70,7 +71,7 @@ import TestSupport
         try Self.write(try Self.fixture("one-colour.gif"), to: folder.file("good.gif"))
         let run = try MasonryExecutable.run(["cut.gif", "huge.gif", "good.gif", "-o", "s.png"], in: folder.path)
         #expect(run.status == 0, "stderr: \(run.standardError)")
-        let limit = PNGError(.pixelLimit(width: 65535, height: 65535, limit: PNGLimits.defaultMaxPixels)).reason
+        let limit = ImageError(.pixelLimit(width: 65535, height: 65535, limit: DecodeLimits.defaultMaxPixels)).reason
         #expect(run.errorLines.contains("masonry: skipped huge.gif: \(limit)"), "\(run.standardError)")
         #expect(run.errorLines.contains("masonry: warning: cut.gif: truncated image data"), "\(run.standardError)")
         #expect(run.errorLines.last?.contains("2 images") == true, "\(run.standardError)")
@@ -83,11 +84,11 @@ import TestSupport
         for tile in Self.tiles {
             let path = Self.fixtures.appendingPathComponent(tile.name + ".gif").path
             let file = try InputFile(path: path)
-            let (format, header) = try ImageFormats.header(of: file, limits: PNGLimits())
+            let (format, header) = try ImageFormats.header(of: file, limits: DecodeLimits())
             #expect(format.name == "GIF")
             let image = PlannedImage(path: RawPath(path), format: format, source: header, orientation: header.orientation,
                                      stamp: FileStamp(byteSize: Int64(file.size), modificationTime: 0, inode: 0))
-            let painter = PicturePainter(image: image, limits: PNGLimits(), opener: InputOpener(), underlay: .white,
+            let painter = PicturePainter(image: image, limits: DecodeLimits(), opener: InputOpener(), underlay: .white,
                                          enlarge: .smooth, cache: nil)
             var rgb = [UInt8](repeating: 0, count: tile.width * tile.height * 3)
             let outcome = rgb.withUnsafeMutableBufferPointer { pixels in

@@ -1,4 +1,5 @@
 import Foundation
+import CodecCore
 import PNGCodec
 import Testing
 import TestSupport

@@ -6,6 +6,7 @@
 
 import CZlib
 import Foundation
+import CodecCore
 import PNGCodec
 import Raster
 import Testing
@@ -34,10 +35,10 @@ private func verdict(_ bytes: [UInt8], route: PNGDecodeRoute, compact: Bool) -> 
         return (.decoded(header: decoder.header, format: decoder.rowFormat, opaque: decoder.isOpaque,
                          trailing: decoder.trailingProblem?.reason, digest: SHA256.hex(digest.finalize())),
                 decoder.usesFastPath)
-    } catch let error as PNGError {
+    } catch let error as ImageError {
         return (.failed(error.reason), false)
     } catch {
-        return (.failed("not a PNGError: \(error)"), false)
+        return (.failed("not a ImageError: \(error)"), false)
     }
 }
 
@@ -182,9 +183,9 @@ struct FastDecodeDifferentialTests {
         let raw = header.height * (header.width * 4 + 1)
         let atBudget = PNGLimits(fastDecodeBudget: max(raw, png.count))
         let below = PNGLimits(fastDecodeBudget: max(raw, png.count) - 1)
-        #expect(try PNGDecoder(bytes: png, limits: atBudget).usesFastPath)
-        #expect(try !PNGDecoder(bytes: png, limits: below).usesFastPath)
-        #expect(try PNGDecoder.decodeRGBA(bytes: png, limits: atBudget) == PNGDecoder.decodeRGBA(bytes: png, limits: below))
+        #expect(try PNGDecoder(bytes: png, pngLimits: atBudget).usesFastPath)
+        #expect(try !PNGDecoder(bytes: png, pngLimits: below).usesFastPath)
+        #expect(try PNGDecoder.decodeRGBA(bytes: png, pngLimits: atBudget) == PNGDecoder.decodeRGBA(bytes: png, pngLimits: below))
     }
 
     @Test("Seeded fuzz: mutated files get the same verdict through both routes")

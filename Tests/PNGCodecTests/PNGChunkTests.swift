@@ -2,6 +2,7 @@
 // is computed independently of the codec: same bytes for seeded random chunks, and files it
 // frames are read back by libpng. Seeded; set MASONRY_TEST_SEED to replay another.
 
+import CodecCore
 import PNGCodec
 import Testing
 

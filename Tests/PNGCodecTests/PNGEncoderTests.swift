@@ -3,6 +3,7 @@
 // equals the in-memory encode. Set MASONRY_TEST_SEED to replay another seed.
 
 import Foundation
+import CodecCore
 import PNGCodec
 import Raster
 import Testing
@@ -161,9 +162,9 @@ struct PNGEncoderTests {
     }
 
     @Test func encoderRejectsBadInput() {
-        #expect(throws: PNGError.self) { try PNGEncoder.encode(pixels: [0, 0, 0], width: 2, height: 1, format: .rgb8) }
-        #expect(throws: PNGError.self) { try PNGEncoder.encode(pixels: [], width: 0, height: 0, format: .rgba8) }
-        #expect(throws: PNGError.self) {
+        #expect(throws: ImageError.self) { try PNGEncoder.encode(pixels: [0, 0, 0], width: 2, height: 1, format: .rgb8) }
+        #expect(throws: ImageError.self) { try PNGEncoder.encode(pixels: [], width: 0, height: 0, format: .rgba8) }
+        #expect(throws: ImageError.self) {
             try PNGEncoder.encode(pixels: [0, 0, 0], width: 1, height: 1, format: .rgb8,
                                   settings: PNGEncodingSettings(level: 10, strategy: .default, filter: .up))
         }

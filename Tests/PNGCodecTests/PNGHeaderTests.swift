@@ -2,6 +2,7 @@
 // independent decoders reported (goldens.txt) and against hand-made bad headers.
 
 import Foundation
+import CodecCore
 import PNGCodec
 import Testing
 
@@ -27,11 +28,11 @@ struct PNGHeaderTests {
                 #expect(try PNGDecoder(contentsOfFile: fixtureFolder.path("pngsuite/" + name)).header == header)
             }
         } else {
-            let error = #expect(throws: PNGError.self) { try PNGHeader(parsing: prefix) }
+            let error = #expect(throws: ImageError.self) { try PNGHeader(parsing: prefix) }
             TestLog.verbose("\(name): header rejected: \(error?.reason ?? "-")")
             #expect(error?.reason.isEmpty == false)
             #expect(error?.kind == .malformed)
-            #expect(throws: PNGError.self) { try PNGHeader(contentsOfFile: fixtureFolder.path("pngsuite/" + name)) }
+            #expect(throws: ImageError.self) { try PNGHeader(contentsOfFile: fixtureFolder.path("pngsuite/" + name)) }
         }
     }
 
@@ -40,7 +41,7 @@ struct PNGHeaderTests {
     static let good: [UInt8] = PNGBytes.signature + PNGBytes.ihdr(width: 640, height: 480, bitDepth: 8, colorType: 2)
 
     static func expectRejected(_ bytes: [UInt8], _ what: String, sourceLocation: SourceLocation = #_sourceLocation) {
-        let error = #expect(throws: PNGError.self, "\(what)", sourceLocation: sourceLocation) { try PNGHeader(parsing: bytes) }
+        let error = #expect(throws: ImageError.self, "\(what)", sourceLocation: sourceLocation) { try PNGHeader(parsing: bytes) }
         if let error {
             TestLog.verbose("\(what): \(error.kind): \(error.reason)")
             #expect(!error.reason.isEmpty, "\(what): empty reason", sourceLocation: sourceLocation)
@@ -120,7 +121,7 @@ struct PNGHeaderTests {
 
     @Test func headerFromMissingOrSpecialFiles() {
         for path in ["/nonexistent/masonry.png", "/dev/null", "/tmp"] {
-            let error = #expect(throws: PNGError.self, "\(path)") { try PNGHeader(contentsOfFile: path) }
+            let error = #expect(throws: ImageError.self, "\(path)") { try PNGHeader(contentsOfFile: path) }
             TestLog.verbose("\(path): \(error.map { "\($0.kind): \($0.reason)" } ?? "-")")
             #expect(error?.reason.isEmpty == false)
         }

@@ -4,11 +4,12 @@
 // test, with correct CRCs.
 
 import Foundation
+import CodecCore
 import PNGCodec
 import Testing
 
 @Suite("Decoder limits", .serialized)
-struct PNGLimitsTests {
+struct DecodeLimitsTests {
     /// signature + IHDR(width×height, RGBA8) + IDAT(zlib stream of `zeros` zero bytes) + IEND.
     static func lyingImage(width: UInt32, height: UInt32, zeros: Int = 64) -> [UInt8] {
         PNGBytes.signature + PNGBytes.ihdr(width: width, height: height, bitDepth: 8, colorType: 6)
@@ -42,14 +43,14 @@ struct PNGLimitsTests {
     @Test func hugeImageIsRejectedBeforeDecoding() throws {
         let bytes = Self.lyingImage(width: 50000, height: 50000)
         #expect(bytes.count < 200)
-        let (error, growth) = ProcessMemory.measuring(retryAbove: 16 * MiB) { () -> PNGError? in
+        let (error, growth) = ProcessMemory.measuring(retryAbove: 16 * MiB) { () -> ImageError? in
             do {
                 _ = try PNGDecoder(bytes: bytes)  // the limit must fire here, before any row is read
                 return nil
-            } catch let error as PNGError {
+            } catch let error as ImageError {
                 return error
             } catch {
-                return PNGError(.unsupported, "NOT A PNGError: \(error)")
+                return ImageError(.unsupported, "NOT A ImageError: \(error)")
             }
         }
         let thrown = try #require(error, "a 50000×50000 image passed the default limit")
@@ -60,26 +61,26 @@ struct PNGLimitsTests {
         #expect(growth.residentPeak < 16 * MiB, "\(growth)")
 
         // The whole-image helpers and the file path report the same.
-        let viaHelper = #expect(throws: PNGError.self) { try PNGDecoder.decodeRGBA(bytes: bytes) }
+        let viaHelper = #expect(throws: ImageError.self) { try PNGDecoder.decodeRGBA(bytes: bytes) }
         #expect(viaHelper?.kind == .limitExceeded)
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("pngcodec-50000.png").path
         try Data(bytes).write(to: URL(fileURLWithPath: path))
         defer { try? FileManager.default.removeItem(atPath: path) }
-        let viaFile = #expect(throws: PNGError.self) { try PNGDecoder(contentsOfFile: path) }
+        let viaFile = #expect(throws: ImageError.self) { try PNGDecoder(contentsOfFile: path) }
         #expect(viaFile?.kind == .limitExceeded)
     }
 
     @Test func pixelLimitBoundaryIsExact() throws {
         let pixels = [UInt8](repeating: 7, count: 32 * 32 * 4)
         let png = PNGBytes.rgba8(width: 32, height: 32, pixels: pixels)
-        #expect(try PNGDecoder.decodeRGBA(bytes: png, limits: PNGLimits(maxPixels: 1024)).pixels == pixels)
-        let error = #expect(throws: PNGError.self) { try PNGDecoder(bytes: png, limits: PNGLimits(maxPixels: 1023)) }
+        #expect(try PNGDecoder.decodeRGBA(bytes: png, limits: DecodeLimits(maxPixels: 1024)).pixels == pixels)
+        let error = #expect(throws: ImageError.self) { try PNGDecoder(bytes: png, limits: DecodeLimits(maxPixels: 1023)) }
         TestLog.verbose("32×32 with maxPixels 1023: \(error.map { "\($0.kind): \($0.reason)" } ?? "-")")
         #expect(error?.kind == .limitExceeded)
         #expect(error.map { Self.mentionsNumber($0.reason, 1023) } == true, "reason must name the limit")
         // The same limit applies to a real PngSuite file.
-        let suite = #expect(throws: PNGError.self) {
-            try PNGDecoder.decodeRGBA(contentsOfFile: fixtureFolder.path("pngsuite/basn6a08.png"), limits: PNGLimits(maxPixels: 1000))
+        let suite = #expect(throws: ImageError.self) {
+            try PNGDecoder.decodeRGBA(contentsOfFile: fixtureFolder.path("pngsuite/basn6a08.png"), limits: DecodeLimits(maxPixels: 1000))
         }
         #expect(suite?.kind == .limitExceeded)
     }
@@ -87,31 +88,31 @@ struct PNGLimitsTests {
     @Test func widthLimitBoundaryIsExactAndCheckedByTheHeaderRule() throws {
         let pixels = [UInt8](repeating: 9, count: 64 * 2 * 4)
         let png = PNGBytes.rgba8(width: 64, height: 2, pixels: pixels)
-        #expect(try PNGDecoder.decodeRGBA(bytes: png, limits: PNGLimits(maxWidth: 64)).pixels == pixels)
-        let error = #expect(throws: PNGError.self) { try PNGDecoder(bytes: png, limits: PNGLimits(maxWidth: 63)) }
+        #expect(try PNGDecoder.decodeRGBA(bytes: png, limits: DecodeLimits(maxWidth: 64)).pixels == pixels)
+        let error = #expect(throws: ImageError.self) { try PNGDecoder(bytes: png, limits: DecodeLimits(maxWidth: 63)) }
         #expect(error?.kind == .limitExceeded)
         #expect(error?.reason == "image is 64 px wide, over the 63-pixel width limit")
         // The header pass uses the same rule, with the same words.
-        #expect(PNGLimits(maxWidth: 63).refusal(width: 64, height: 2) == error)
-        #expect(PNGLimits(maxWidth: 64).refusal(width: 64, height: 2) == nil)
-        #expect(PNGLimits(maxPixels: 127).refusal(width: 64, height: 2)?.reason == "image is 64×2, over the 127-pixel limit")
-        #expect(PNGLimits().refusal(width: Int(Int32.max), height: Int(Int32.max))?.kind == .limitExceeded)
+        #expect(DecodeLimits(maxWidth: 63).refusal(width: 64, height: 2) == error)
+        #expect(DecodeLimits(maxWidth: 64).refusal(width: 64, height: 2) == nil)
+        #expect(DecodeLimits(maxPixels: 127).refusal(width: 64, height: 2)?.reason == "image is 64×2, over the 127-pixel limit")
+        #expect(DecodeLimits().refusal(width: Int(Int32.max), height: Int(Int32.max))?.kind == .limitExceeded)
     }
 
     @Test func raisedLimitWithTinyIDATIsRefusedAsTruncated() throws {
         let bytes = Self.lyingImage(width: 50000, height: 50000, zeros: 1000)
-        let limits = PNGLimits(maxPixels: 3_000_000_000)
+        let limits = DecodeLimits(maxPixels: 3_000_000_000)
         let ((outcome, stderrText), growth) = ProcessMemory.measuring {
-            capturingStderr { () -> Result<Int, PNGError> in
+            capturingStderr { () -> Result<Int, ImageError> in
                 do {
                     let decoder = try PNGDecoder(bytes: bytes, limits: limits)
                     var rows = 0
                     try decoder.readRows { _, _ in rows += 1 }
                     return .success(rows)
-                } catch let error as PNGError {
+                } catch let error as ImageError {
                     return .failure(error)
                 } catch {
-                    return .failure(PNGError(.unsupported, "NOT A PNGError: \(error)"))
+                    return .failure(ImageError(.unsupported, "NOT A ImageError: \(error)"))
                 }
             }
         }
@@ -136,7 +137,7 @@ struct PNGLimitsTests {
             do { _ = try PNGDecoder.decodeRGBA(bytes: bytes); return nil } catch { return error }
         }
         TestLog.verbose("13000×13000 truncated, whole decode: \(error.map { "\($0)" } ?? "decoded"); \(growth)")
-        let thrown = try #require(error as? PNGError)
+        let thrown = try #require(error as? ImageError)
         #expect(thrown.kind == .malformed)
         #expect(growth.residentPeak < 64 * MiB, "\(growth)")
     }
@@ -148,12 +149,12 @@ struct PNGLimitsTests {
         let bytes = Self.lyingImage(width: 50000, height: 50000, zeros: 1000)
         let (error, growth) = ProcessMemory.measuring { () -> Error? in
             do {
-                _ = try PNGDecoder.decodeRGBA(bytes: bytes, limits: PNGLimits(maxPixels: 3_000_000_000))
+                _ = try PNGDecoder.decodeRGBA(bytes: bytes, limits: DecodeLimits(maxPixels: 3_000_000_000))
                 return nil
             } catch { return error }
         }
         TestLog.verbose("50000×50000 with raised limit, whole decode: \(error.map { "\($0)" } ?? "decoded"); \(growth)")
-        let thrown = try #require(error as? PNGError)
+        let thrown = try #require(error as? ImageError)
         #expect(thrown.kind == .malformed)
         #expect(growth.residentPeak < 64 * MiB, "\(growth)")
         #expect(growth.virtualPeak < 1024 * MiB, "\(growth)")
@@ -174,10 +175,10 @@ struct PNGLimitsTests {
                 do {
                     let image = try PNGDecoder.decodeRGBA(bytes: bytes)
                     return image.pixels == pixels ? "decoded" : "decoded WRONG PIXELS \(image.pixels)"
-                } catch let error as PNGError {
+                } catch let error as ImageError {
                     return error.reason.isEmpty ? "EMPTY REASON" : "failed (\(error.kind)): \(error.reason)"
                 } catch {
-                    return "NOT A PNGError: \(error)"
+                    return "NOT A ImageError: \(error)"
                 }
             }
         }

@@ -1,8 +1,9 @@
 // libpng's own hostile inputs (contrib/testpngs crashers/ and badpal/): each
-// decodes or fails with a PNGError carrying a reason, never crashes, never
+// decodes or fails with a ImageError carrying a reason, never crashes, never
 // lets libpng print to stderr, and never costs more than a few MiB.
 
 import Foundation
+import CodecCore
 import PNGCodec
 import Testing
 
@@ -30,10 +31,10 @@ struct PNGRobustnessTests {
                             : try PNGDecoder.decodeRGBA(bytes: bytes)
                         return "decoded \(image.width)×\(image.height)"
                             + (image.pixels.count == image.width * image.height * 4 ? "" : " WITH WRONG PIXEL COUNT")
-                    } catch let error as PNGError {
+                    } catch let error as ImageError {
                         return error.reason.isEmpty ? "EMPTY REASON (\(error.kind))" : "failed (\(error.kind)): \(error.reason)"
                     } catch {
-                        return "NOT A PNGError: \(type(of: error)) \(error)"
+                        return "NOT A ImageError: \(type(of: error)) \(error)"
                     }
                 }
             }

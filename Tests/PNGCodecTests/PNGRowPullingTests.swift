@@ -1,6 +1,7 @@
 // `PNGDecoder.nextRow()`: the pull API, on every PngSuite file and both decode routes, checked
 // against the outside decoder's goldens (Fixtures/goldens.txt) and against `readRows`.
 
+import CodecCore
 import PNGCodec
 import Raster
 import TestSupport
@@ -54,17 +55,17 @@ struct PNGRowPullingTests {
         } catch {
             return   // refused before any row: nothing to pull
         }
-        var pulledRows = 0, pulledError: PNGError?
+        var pulledRows = 0, pulledError: ImageError?
         do {
             while try pulling.nextRow() != nil { pulledRows += 1 }
         } catch {
             pulledError = error
         }
-        var pushedRows = 0, pushedError: PNGError?
+        var pushedRows = 0, pushedError: ImageError?
         do {
             try pushing.readRows { _, _ in pushedRows += 1 }
         } catch {
-            pushedError = error as? PNGError
+            pushedError = error as? ImageError
         }
         #expect(pulledRows == pushedRows && pulledError == pushedError, "\(name) \(route)")
         if let pulledError {
@@ -83,7 +84,7 @@ struct PNGRowPullingTests {
         var first: [UInt8] = []
         for _ in 0..<count { first += try #require(try decoder!.nextRow()) }
         #expect(first == Array(full.prefix(count * rowBytes)), "\(name) \(route)")
-        #expect(throws: PNGError.self, "rows already pulled cannot be pushed") { try decoder!.readRows { _, _ in } }
+        #expect(throws: ImageError.self, "rows already pulled cannot be pushed") { try decoder!.readRows { _, _ in } }
         decoder = nil
     }
 }

@@ -2,6 +2,7 @@
 // only samples: every 16-bit value's rounding, tRNS keys at every depth
 // (raw comparison, all 16 bits), and a palette with a short tRNS.
 
+import CodecCore
 import PNGCodec
 import Testing
 

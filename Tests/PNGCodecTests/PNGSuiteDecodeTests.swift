@@ -4,6 +4,7 @@
 // rejected with a reason.
 
 import Foundation
+import CodecCore
 import PNGCodec
 import Raster
 import Testing
@@ -135,7 +136,7 @@ struct PNGSuiteDecodeTests {
             }
         }
         #expect(seen == 4, "rows after the body's error must not be delivered")
-        let again = #expect(throws: PNGError.self) { try decoder.readRows { _, _ in } }
+        let again = #expect(throws: ImageError.self) { try decoder.readRows { _, _ in } }
         #expect(again?.reason.isEmpty == false)
         // A fresh decoder of an interlaced file also stops at the body's error.
         let interlaced = try PNGDecoder(contentsOfFile: fixtureFolder.path("pngsuite/basi2c08.png"))

@@ -1,6 +1,7 @@
-// Each failure has one typed cause (PNGFailure), the same whichever route or
+// Each failure has one typed cause (PNGFailure or a shared ImageFailure), the same whichever route or
 // source reads the file, and one kind per cause.
 
+import CodecCore
 import CPNGBridge
 import Foundation
 @testable import PNGCodec
@@ -66,28 +67,34 @@ import Glibc
         let bytes = try fixtureFolder.bytes("pngsuite/" + file.name)
         var causes: [String: PNGFailure?] = [:]
         for route in [PNGDecodeRoute.automatic, .libpngOnly] {
-            causes["\(route) file"] = Self.cause { _ = try PNGDecoder.decodeRGBA(contentsOfFile: path, route: route) }
-            causes["\(route) memory"] = Self.cause { _ = try PNGDecoder.decodeRGBA(bytes: bytes, route: route) }
+            causes["\(route) file"] = Self.pngCause { _ = try PNGDecoder.decodeRGBA(contentsOfFile: path, route: route) }
+            causes["\(route) memory"] = Self.pngCause { _ = try PNGDecoder.decodeRGBA(bytes: bytes, route: route) }
         }
         for (how, cause) in causes.sorted(by: { $0.key < $1.key }) {
             #expect(cause == file.decoder, "\(file.name) decoded by \(how)")
         }
-        let header = Self.cause { _ = try PNGHeader(contentsOfFile: path) }
+        let header = Self.pngCause { _ = try PNGHeader(contentsOfFile: path) }
         #expect(header == file.header, "\(file.name) header")
-        #expect(PNGError(file.decoder).reason == file.wording)
+        #expect(ImageError(file.decoder).reason == file.wording)
         #expect(file.decoder.kind == .malformed && file.header?.kind ?? .malformed == .malformed)
     }
 
-    /// The cause `body` throws; nil when it succeeds, `.described` for an error that is not a `PNGError`.
-    static func cause(_ body: () throws -> Void) -> PNGFailure? {
+    /// The error `body` throws; nil when it succeeds (an error that is not an `ImageError` is
+    /// recorded as an `.unsupported` one naming it, so it cannot pass as a cause).
+    static func cause(_ body: () throws -> Void) -> ImageError? {
         do {
             try body()
             return nil
-        } catch let error as PNGError {
-            return error.failure
+        } catch let error as ImageError {
+            return error
         } catch {
-            return .described(.unsupported, "not a PNGError: \(error)")
+            return ImageError(.unsupported, "not an ImageError: \(error)")
         }
+    }
+
+    /// The PNG cause `body` throws; nil when it succeeds or throws no PNG cause.
+    static func pngCause(_ body: () throws -> Void) -> PNGFailure? {
+        cause(body)?.pngFailure
     }
 
     /// libpng's own words (from libpng 1.6's sources) and what they mean.
@@ -139,17 +146,17 @@ import Glibc
     /// allocations, from the decoder's interlaced buffer and from the encoder all
     /// have one kind (they were `.io`, `.limitExceeded` and `.unsupported`).
     @Test func outOfMemoryHasOneKindFromEveryPlace() {
-        var causes: [PNGFailure] = [.outOfMemory, .outOfMemoryForInterlacedImage(width: 3, height: 4)]
+        var causes: [ImageError] = [ImageError(.outOfMemory), ImageError(.outOfMemoryForInterlacedImage(width: 3, height: 4))]
         for message in ["Out of memory", "insufficient memory to read chunk", "text chunk: out of memory"] {
             for unclassified in [MPNG_OTHER_FORMAT_ERROR, MPNG_MISUSE] {   // decoder, encoder
                 var failure = mpng_failure()
                 mpng_classify(message, unclassified, &failure)
-                causes.append(PNGFailure(bridge: failure))
+                causes.append(ImageError(bridge: failure))
             }
         }
         #expect(causes.allSatisfy { $0.kind == .limitExceeded }, "\(causes.map { "\($0): \($0.kind)" })")
-        #expect(causes.dropFirst(2).allSatisfy { $0 == .outOfMemory })
-        #expect(causes.allSatisfy { $0.message.hasPrefix("out of memory") })
+        #expect(causes.dropFirst(2).allSatisfy { $0.failure == .outOfMemory })
+        #expect(causes.allSatisfy { $0.reason.hasPrefix("out of memory") })
     }
 
     /// A real allocation failure: an interlaced 65536×(2^31-1) image, whose whole-image
@@ -162,14 +169,14 @@ import Glibc
         try Data(start).write(to: URL(fileURLWithPath: path))
         defer { unlink(path) }
         try #require(truncate(path, 18_000_000_000) == 0, "sparse file: \(String(cString: strerror(errno)))")
-        let limits = PNGLimits(maxPixels: Int.max)
+        let limits = DecodeLimits(maxPixels: Int.max)
         for route in [PNGDecodeRoute.automatic, .libpngOnly] {
             let cause = Self.cause {
                 let decoder = try PNGDecoder(contentsOfFile: path, limits: limits, route: route)
                 try decoder.readRows { _, _ in }
             }
-            #expect(cause == .outOfMemoryForInterlacedImage(width: 65536, height: 0x7FFF_FFFF), "\(route)")
-            #expect(cause?.kind == PNGFailure.outOfMemory.kind)
+            #expect(cause?.pngFailure == .outOfMemoryForInterlacedImage(width: 65536, height: 0x7FFF_FFFF), "\(route)")
+            #expect(cause?.kind == ImageFailure.outOfMemory.kind)
         }
     }
 
@@ -187,9 +194,9 @@ import Glibc
                 }
                 try encoder.finish()
             }
-            #expect(cause == .writeFailed(errno: EBADF), "\(settings)")
+            #expect(cause?.failure == .writeFailed(errno: EBADF), "\(settings)")
             #expect(cause?.kind == .io)
-            #expect(cause?.message == "write failed: \(String(cString: strerror(EBADF)))")
+            #expect(cause?.reason == "write failed: \(String(cString: strerror(EBADF)))")
         }
     }
 
@@ -204,7 +211,7 @@ import Glibc
             let bytes = Array(whole.prefix(cut))
             let path = folder.appendingPathComponent("cut\(cut).png").path
             try Data(bytes).write(to: URL(fileURLWithPath: path))
-            var causes: [PNGFailure?] = []
+            var causes: [ImageError?] = []
             for route in [PNGDecodeRoute.automatic, .libpngOnly] {
                 causes.append(Self.cause { _ = try PNGDecoder.decodeRGBA(bytes: bytes, route: route) })
                 causes.append(Self.cause { _ = try PNGDecoder.decodeRGBA(contentsOfFile: path, route: route) })
@@ -218,14 +225,14 @@ import Glibc
     /// size, on both routes and in the header pass's rule (libpng's own side limits
     /// used to make it an "invalid IHDR chunk").
     @Test func aSideOverThePixelLimitIsAPixelLimitRefusal() throws {
-        let limits = PNGLimits(maxPixels: 1000)
+        let limits = DecodeLimits(maxPixels: 1000)
         for (width, height) in [(2000, 1), (1, 2000), (40, 40)] {
             let png = PNGBytes.rgba8(width: width, height: height, pixels: [UInt8](repeating: 1, count: width * height * 4))
-            let expected = PNGFailure.pixelLimit(width: width, height: height, limit: 1000)
+            let expected = ImageFailure.pixelLimit(width: width, height: height, limit: 1000)
             #expect(limits.refusal(width: width, height: height)?.failure == expected)
             for route in [PNGDecodeRoute.automatic, .libpngOnly] {
                 let cause = Self.cause { _ = try PNGDecoder(bytes: png, limits: limits, route: route) }
-                #expect(cause == expected, "\(width)×\(height) by \(route)")
+                #expect(cause?.failure == expected, "\(width)×\(height) by \(route)")
             }
         }
     }

@@ -5,6 +5,7 @@
 // deflater alone is tested in DeflateTests.) Seeded tests print their seed; set
 // MASONRY_TEST_SEED to replay another.
 
+import CodecCore
 import Foundation
 @testable import PNGCodec
 import Raster
@@ -166,7 +167,7 @@ struct RunLengthDeflaterTests {
         for settings in [PNGEncodingSettings.default, .small] {
             do {
                 let encoder = try PNGEncoder(fileDescriptor: readOnly, width: 2, height: 1, format: .rgb8, settings: settings)
-                try [UInt8](repeating: 7, count: 6).withUnsafeBufferPointer { (row) throws(PNGError) in try encoder.writeRow(row) }
+                try [UInt8](repeating: 7, count: 6).withUnsafeBufferPointer { (row) throws(ImageError) in try encoder.writeRow(row) }
                 try encoder.finish()
                 Issue.record("writing to a read-only descriptor succeeded with \(settings)")
             } catch {
@@ -198,7 +199,7 @@ struct RunLengthDeflaterTests {
             + RunLengthPNGWriter.idatCapacity + 4096
         var largestLag = 0
         for y in 0..<side {
-            try rows[y % rows.count].withUnsafeBufferPointer { (row) throws(PNGError) in try encoder.writeRow(row) }
+            try rows[y % rows.count].withUnsafeBufferPointer { (row) throws(ImageError) in try encoder.writeRow(row) }
             if y % 100 == 99 {
                 var status = stat()
                 try #require(fstat(fd, &status) == 0)

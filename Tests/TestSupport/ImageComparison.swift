@@ -1,5 +1,6 @@
 // Comparing decoded pictures with references: golden PNGs and PSNR.
 import Foundation
+import CodecCore
 import PNGCodec
 import Raster
 

@@ -1,4 +1,5 @@
 import Foundation
+import CodecCore
 import PNGCodec
 import Raster
 import Testing
@@ -7,6 +8,14 @@ import WebPCodec
 /// Every fixture against Pillow's decode (scripts/make-webp-fixtures.py wrote the goldens with
 /// Pillow 13.0.0, whose bundled libwebp is 1.6.0; Masonry links Debian's libwebp 1.2.4).
 @Suite struct WebPDecodeTests {
+    /// The goldens name every WebP in the fixture folder, once: no fixture can drop out of the
+    /// parameterized tests below unnoticed.
+    @Test func theGoldensCoverEveryFixture() throws {
+        let files = try FileManager.default.contentsOfDirectory(atPath: fixtureFolder.root.path)
+            .filter { $0.hasSuffix(".webp") }.map { String($0.dropLast(5)) }.sorted()
+        #expect(WebPFixture.all.map(\.name).sorted() == files)
+    }
+
     @Test(arguments: WebPFixture.all)
     func headerAgreesWithPillow(_ fixture: WebPFixture) throws {
         let header = try WebPHeader(file: InputFile(path: fixture.path))
@@ -51,7 +60,7 @@ import WebPCodec
         let file = try InputFile(path: fixture.path)
         let header = try WebPHeader(file: file)
         let stored = header.orientation.displaySize(width: fixture.tileWidth, height: fixture.tileHeight)
-        let decoder = try WebPDecoder(file: file, limits: PNGLimits(), minimumWidth: stored.width, minimumHeight: stored.height)
+        let decoder = try WebPDecoder(file: file, limits: DecodeLimits(), minimumWidth: stored.width, minimumHeight: stored.height)
         // Stills shrink on load to twice the tile (every fixture is more than twice its tile).
         let expected = header.isAnimated ? (header.width, header.height) : (2 * stored.width, 2 * stored.height)
         #expect(abs(decoder.width - expected.0) <= 1 && abs(decoder.height - expected.1) <= 1, "\(decoder.width)×\(decoder.height)")

@@ -1,4 +1,5 @@
 import Foundation
+import CodecCore
 import PNGCodec
 import Raster
 import Testing
@@ -13,7 +14,7 @@ import WebPCodec
     static let withExif = try! fixtureFolder.bytes("cat-orientation-6.webp")      // RIFF, VP8X, VP8, EXIF
     static let animated = try! fixtureFolder.bytes("animated-3-frames.webp")      // RIFF, VP8X, ANIM, 3 ANMF
 
-    static func reason(_ bytes: [UInt8], limits: PNGLimits = PNGLimits()) -> String? {
+    static func reason(_ bytes: [UInt8], limits: DecodeLimits = DecodeLimits()) -> String? {
         decodeOutcome(bytes, limits: limits).error?.reason
     }
 
@@ -55,7 +56,7 @@ import WebPCodec
     @Test func hugeClaimsAreRefusedFromTheHeader() throws {
         #expect(Self.reason(Self.tinyVP8(width: 16383, height: 16383)) == "image is 16383×16383, over the 178956970-pixel limit")
         #expect(Self.reason(Self.tinyVP8L(width: 16384, height: 16384)) == "image is 16384×16384, over the 178956970-pixel limit")
-        #expect(Self.reason(Self.tinyVP8(width: 16383, height: 1), limits: PNGLimits(maxWidth: 1000))
+        #expect(Self.reason(Self.tinyVP8(width: 16383, height: 1), limits: DecodeLimits(maxWidth: 1000))
                 == "image is 16383 px wide, over the 1000-pixel width limit")
         #expect(Self.reason(Self.tinyVP8L(width: 4097, height: 4097), limits: .init(maxPixels: 1 << 24, maxWidth: 1 << 14))
                 == "image is 4097×4097, over the 16777216-pixel limit")
@@ -68,7 +69,7 @@ import WebPCodec
         #expect(FileManager.default.createFile(atPath: path, contents: Data(Self.tinyVP8(width: 12000, height: 12000))))
         let shrunk = try openDecoder(path, minimum: 100)
         #expect((shrunk.width, shrunk.height) == (200, 200))
-        #expect(throws: PNGError(.malformed, "corrupt VP8 image data")) { _ = try shrunk.nextRow() }
+        #expect(throws: ImageError(.malformed, "corrupt VP8 image data")) { _ = try shrunk.nextRow() }
         // An animation whose canvas is 16777216² (2^48 pixels) around a 160×110 frame.
         let (anim, frame) = Self.animationChunks
         let huge = WebPSurgery.riff([WebPSurgery.vp8x(flags: 0x12, width: 1 << 24, height: 1 << 24), anim, frame])

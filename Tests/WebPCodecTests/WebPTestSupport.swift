@@ -2,6 +2,7 @@
 // scripts/make-webp-fixtures.py), whole decodes, and byte surgery for the hostile tests.
 
 import Foundation
+import CodecCore
 import PNGCodec
 import Raster
 @_exported import TestSupport
@@ -56,7 +57,7 @@ func allRows(_ decoder: WebPDecoder) throws -> [UInt8] {
 let fullSize = 1 << 20
 
 /// Opens `path` for a `minimum` × `minimum` tile.
-func openDecoder(_ path: String, minimum: Int = fullSize, limits: PNGLimits = PNGLimits()) throws -> WebPDecoder {
+func openDecoder(_ path: String, minimum: Int = fullSize, limits: DecodeLimits = DecodeLimits()) throws -> WebPDecoder {
     try WebPDecoder(file: InputFile(path: path), limits: limits, minimumWidth: minimum, minimumHeight: minimum)
 }
 
@@ -70,7 +71,7 @@ func goldenPixels(_ path: String, channels: Int) throws -> [UInt8] {
 
 /// What decoding `bytes` (written to a file) at full size ends in: the error thrown (nil when
 /// every row was read), the rows read, the trailing problem.
-func decodeOutcome(_ bytes: [UInt8], limits: PNGLimits = PNGLimits()) -> (error: PNGError?, rows: Int, trailing: PNGError?) {
+func decodeOutcome(_ bytes: [UInt8], limits: DecodeLimits = DecodeLimits()) -> (error: ImageError?, rows: Int, trailing: ImageError?) {
     let folder = TemporaryFolder()
     let path = folder.file("hostile.webp")
     precondition(FileManager.default.createFile(atPath: path, contents: Data(bytes)), "cannot write \(path)")
@@ -79,10 +80,10 @@ func decodeOutcome(_ bytes: [UInt8], limits: PNGLimits = PNGLimits()) -> (error:
         var rows = 0
         try decoder.readRows { _, _ in rows += 1 }
         return (nil, rows, decoder.trailingProblem)
-    } catch let error as PNGError {
+    } catch let error as ImageError {
         return (error, 0, nil)
     } catch {
-        return (PNGError(.io, "unexpected error \(error)"), 0, nil)
+        return (ImageError(.io, "unexpected error \(error)"), 0, nil)
     }
 }
 

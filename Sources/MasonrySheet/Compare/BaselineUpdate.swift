@@ -1,3 +1,4 @@
+import Digest
 import CFileAt
 import ImageDiff
 #if canImport(Glibc)
@@ -144,7 +145,7 @@ enum BaselineUpdater {
     private static func write(_ item: PairResult, into baseline: RawPath) throws(BaselineRefusal) {
         guard let source = item.pair.current, let digest = item.current?.sha256 else { throw BaselineRefusal("no current file") }
         let bytes = try read(source)
-        guard ImageDiff.SHA256.hex(ImageDiff.SHA256.digest(bytes)) == digest else {
+        guard SHA256.hex(SHA256.digest(bytes)) == digest else {
             throw BaselineRefusal("the current file changed since it was compared")
         }
         let (folder, name) = try openParent(of: item.relativePath, in: baseline, create: true)

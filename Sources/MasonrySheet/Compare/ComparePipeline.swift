@@ -2,6 +2,7 @@ import CompareConfig
 import Foundation
 import GalleryPage
 import ImageDiff
+import CodecCore
 import PNGCodec
 import WorkerThreads
 
@@ -25,7 +26,7 @@ public struct CompareOptions: Sendable {
     /// Threads; changes speed only, never bytes.
     public var jobs: Int = ProcessInfo.processInfo.activeProcessorCount
     /// Images with more pixels are `error`s; a pair's canvas with more is not drawn pixel by pixel.
-    public var maxPixels: Int = PNGLimits.defaultMaxPixels
+    public var maxPixels: Int = DecodeLimits.defaultMaxPixels
     public var paging = PagingOptions()
     public var compression: PNGEncodingSettings = .default
     public var maxMemory: Int = 1 << 30
@@ -133,7 +134,7 @@ public enum ComparePipeline {
         let pairs = try ComparePairing.pairs(baseline: request.baseline, current: request.current, excluding: excluded)
             .filter { pair in options.paths.isEmpty || options.paths.contains { $0.matches(pair.relativePath.bytes) } }
         let rules = options.optionRules
-        let pixelLimits = PNGLimits(maxPixels: options.maxPixels)
+        let pixelLimits = DecodeLimits(maxPixels: options.maxPixels)
         // Opens inputs of any path length; running out of descriptors fails the run, never a pair.
         let opener = InputOpener()
         let judged = parallelMap(count: pairs.count, jobs: options.jobs) { index in

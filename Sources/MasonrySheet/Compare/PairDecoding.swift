@@ -1,5 +1,7 @@
+import Digest
 import ColorManagement
 import ImageDiff
+import CodecCore
 import PNGCodec
 import Raster
 #if canImport(Glibc)
@@ -19,7 +21,7 @@ struct PairFailure: Error, Sendable, Hashable {
             return
         }
         self.side = side
-        reason = "\(side.rawValue): \((error as? PNGError)?.reason ?? "\(error)")"
+        reason = "\(side.rawValue): \((error as? ImageError)?.reason ?? "\(error)")"
     }
 }
 
@@ -51,7 +53,7 @@ enum PairDecoding {
 
     /// The SHA-256 of the file's bytes, read in 64 KiB blocks, and its format and header,
     /// refused when over `limits`.
-    static func digestAndHeader(of path: RawPath, limits: PNGLimits, opener: InputOpener) throws -> ([UInt8], ImageFormat, SourceHeader) {
+    static func digestAndHeader(of path: RawPath, limits: DecodeLimits, opener: InputOpener) throws -> ([UInt8], ImageFormat, SourceHeader) {
         try opener.withFile(path) { file in
             let digest = try sha256(of: file)
             let (format, header) = try ImageFormats.header(of: file, limits: limits)
@@ -59,8 +61,8 @@ enum PairDecoding {
         }
     }
 
-    private static func sha256(of file: InputFile) throws(PNGError) -> [UInt8] {
-        var hasher = ImageDiff.SHA256()
+    private static func sha256(of file: InputFile) throws(ImageError) -> [UInt8] {
+        var hasher = SHA256()
         let block = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 16, alignment: 16)
         defer { block.deallocate() }
         var offset = 0
@@ -68,7 +70,7 @@ enum PairDecoding {
             let got = pread(file.descriptor, block.baseAddress, block.count, off_t(offset))
             if got < 0 {
                 if errno == EINTR { continue }
-                throw PNGError(.io, String(cString: strerror(errno)))
+                throw ImageError(.io, String(cString: strerror(errno)))
             }
             if got == 0 { break }
             offset += got
@@ -80,11 +82,11 @@ enum PairDecoding {
     /// Decodes both images in lockstep and compares them by pixelmatch's rule (SPEC §9). With an
     /// `observer`, it also receives every row of both images and (if it draws the canvas) of the
     /// canvas; without one, only counts are made (rows below the overlap are not visited).
-    static func compare(baseline: PlannedImage, current: PlannedImage, limits: PNGLimits, options: DiffOptions, ignore: IgnoreMask? = nil,
+    static func compare(baseline: PlannedImage, current: PlannedImage, limits: DecodeLimits, options: DiffOptions, ignore: IgnoreMask? = nil,
                         opener: InputOpener, observer: PairRowObserver? = nil) throws(PairFailure) -> CanvasDiff {
         /// A full-size decoder (compare sees every stored pixel), converted to sRGB with
         /// `--color-management` (a profile lcms refuses leaves the samples as stored).
-        func open(_ image: PlannedImage, _ file: InputFile) throws(PNGError) -> any RowSource {
+        func open(_ image: PlannedImage, _ file: InputFile) throws(ImageError) -> any RowSource {
             let profile = options.colorManagement ? image.source.color.profile : nil
             let cmyk = profile?.colorModel == .cmyk ? try? compareTransforms.transform(for: profile!, layout: .invertedCMYK8).get() : nil
             let rows = try ImageFormats.decoder(for: file, format: image.format, expected: image.source, limits: limits,
@@ -135,7 +137,7 @@ enum PairDecoding {
             observer?.baselineRow(baselineY, row)
             if baselineY < diff.overlapHeight {
                 guard let other = try next(.current, currentDecoder) else {
-                    throw PairFailure(side: .current, PNGError(.malformed, "too few rows"))
+                    throw PairFailure(side: .current, ImageError(.malformed, "too few rows"))
                 }
                 observer?.currentRow(currentY, other)
                 currentY += 1

@@ -1,4 +1,5 @@
 import ImageDiff
+import CodecCore
 import PNGCodec
 import Raster
 
@@ -16,7 +17,7 @@ enum PairMasking {
 
     /// The mask of a `width × height` canvas; a mask image that cannot be read throws a reason
     /// naming it ("mask: truncated image data").
-    static func mask(width: Int, height: Int, rectangles: [PixelRect], maskFile: RawPath?, limits: PNGLimits,
+    static func mask(width: Int, height: Int, rectangles: [PixelRect], maskFile: RawPath?, limits: DecodeLimits,
                      opener: InputOpener) throws(MaskFailure) -> IgnoreMask {
         guard let maskFile else { return IgnoreMask(width: width, height: height, rectangles: rectangles) }
         do {
@@ -24,12 +25,12 @@ enum PairMasking {
                 let decoder = try PNGDecoder(file: file, limits: limits)
                 let maskWidth = decoder.header.width
                 return try IgnoreMask(width: width, height: height, rectangles: rectangles, maskHeight: decoder.header.height) { _ in
-                    guard let row = try decoder.nextRow() else { throw PNGError(.malformed, "too few rows") }
+                    guard let row = try decoder.nextRow() else { throw ImageError(.malformed, "too few rows") }
                     return opaqueRuns(row, width: maskWidth, format: decoder.rowFormat)
                 }
             }
         } catch {
-            throw MaskFailure(reason: "mask: \((error as? PNGError)?.reason ?? "\(error)")")
+            throw MaskFailure(reason: "mask: \((error as? ImageError)?.reason ?? "\(error)")")
         }
     }
 

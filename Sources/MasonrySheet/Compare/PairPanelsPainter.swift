@@ -1,5 +1,6 @@
 import ImageDiff
 import MasonryLayout
+import CodecCore
 import PNGCodec
 import Raster
 
@@ -27,7 +28,7 @@ struct PairPanels: Sendable {
 /// differing pixels stay visible.
 struct PairPanelsPainter {
     let panels: PairPanels
-    let limits: PNGLimits
+    let limits: DecodeLimits
     let opener: InputOpener
     let underlay: RGBA8Color
 

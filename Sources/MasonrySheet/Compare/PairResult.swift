@@ -1,5 +1,7 @@
+import Digest
 import CompareConfig
 import ImageDiff
+import CodecCore
 import PNGCodec
 
 /// One side of a pair as the report shows it.
@@ -48,7 +50,7 @@ public struct PairResult: Sendable {
 /// otherwise decode both in lockstep and count (no picture is made). The ignore mask is made
 /// for every pair with both sides, so `ignoredPixels` is known for byte-identical ones too.
 enum PairJudging {
-    static func judge(_ pair: ComparePair, pixelLimits: PNGLimits, options: PairOptions, maskDirectory: RawPath?,
+    static func judge(_ pair: ComparePair, pixelLimits: DecodeLimits, options: PairOptions, maskDirectory: RawPath?,
                       opener: InputOpener) -> PairResult {
         let limits = options.limits
         var result = PairResult(relativePath: pair.relativePath, pair: pair, options: options,
@@ -62,7 +64,7 @@ enum PairJudging {
             }
             do {
                 let (digest, format, header) = try PairDecoding.digestAndHeader(of: path, limits: pixelLimits, opener: opener)
-                return (PairSideInfo(width: header.width, height: header.height, sha256: ImageDiff.SHA256.hex(digest),
+                return (PairSideInfo(width: header.width, height: header.height, sha256: SHA256.hex(digest),
                                      format: format, source: header), digest)
             } catch {
                 reasons.append(PairFailure(side: which, error).reason)

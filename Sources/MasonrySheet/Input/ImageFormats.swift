@@ -2,6 +2,7 @@ import ColorManagement
 import GIFCodec
 import HEIFCodec
 import JPEGCodec
+import CodecCore
 import PNGCodec
 import Raster
 import WebPCodec
@@ -22,33 +23,34 @@ public final class ImageFormat: Sendable, Hashable, CustomStringConvertible {
     /// The decoding library's version as it runs: part of every thumbnail cache key, so a new
     /// decoder never serves thumbnails an older one made.
     let decoderVersion: String
-    /// Whether the file is of this format, from its first `ImageFormats.prefixLength` bytes
-    /// (fewer when the file is shorter).
-    let matches: @Sendable (_ prefix: [UInt8]) -> Bool
+    /// How a file of this format is recognised from its first bytes.
+    let detection: FormatDetection
+    /// The ways its decoder can shrink while decoding (`openDecoder` picks among them).
+    public let shrink: ShrinkOnLoad
     /// The header, read with bounded reads; no limit is checked here (the table does it).
-    let readHeader: @Sendable (_ file: InputFile) throws(PNGError) -> SourceHeader
+    let readHeader: @Sendable (_ file: InputFile) throws(ImageError) -> SourceHeader
     /// A decoder whose rows are at least `minimumWidth` × `minimumHeight` in the stored
     /// orientation (it may shrink on load while each side stays at least twice the minimum),
     /// with the header it read, so a file changed since the header pass is noticed.
-    let openDecoder: @Sendable (_ file: InputFile, _ limits: PNGLimits, _ minimumWidth: Int, _ minimumHeight: Int)
-        throws(PNGError) -> (header: SourceHeader, rows: any RowSource)
+    let openDecoder: @Sendable (_ file: InputFile, _ limits: DecodeLimits, _ minimumWidth: Int, _ minimumHeight: Int)
+        throws(ImageError) -> (header: SourceHeader, rows: any RowSource)
     /// For formats whose samples must go through their profile while decoding (CMYK JPEGs: the
     /// rows are RGB), `openDecoder` with that transform; nil when every profile is applied to
     /// the resampled RGBA rows.
-    let openConvertingDecoder: (@Sendable (_ file: InputFile, _ limits: PNGLimits, _ minimumWidth: Int, _ minimumHeight: Int,
-                                           _ transform: ColorTransform) throws(PNGError) -> (header: SourceHeader, rows: any RowSource))?
+    let openConvertingDecoder: (@Sendable (_ file: InputFile, _ limits: DecodeLimits, _ minimumWidth: Int, _ minimumHeight: Int,
+                                           _ transform: ColorTransform) throws(ImageError) -> (header: SourceHeader, rows: any RowSource))?
 
-    init(name: String, folderExtensions: [String], decoderVersion: String,
-         matches: @escaping @Sendable (_ prefix: [UInt8]) -> Bool,
-         readHeader: @escaping @Sendable (_ file: InputFile) throws(PNGError) -> SourceHeader,
-         openDecoder: @escaping @Sendable (_ file: InputFile, _ limits: PNGLimits, _ minimumWidth: Int, _ minimumHeight: Int)
-            throws(PNGError) -> (header: SourceHeader, rows: any RowSource),
-         openConvertingDecoder: (@Sendable (_ file: InputFile, _ limits: PNGLimits, _ minimumWidth: Int, _ minimumHeight: Int,
-                                            _ transform: ColorTransform) throws(PNGError) -> (header: SourceHeader, rows: any RowSource))? = nil) {
+    init(name: String, folderExtensions: [String], decoderVersion: String, detection: FormatDetection, shrink: ShrinkOnLoad,
+         readHeader: @escaping @Sendable (_ file: InputFile) throws(ImageError) -> SourceHeader,
+         openDecoder: @escaping @Sendable (_ file: InputFile, _ limits: DecodeLimits, _ minimumWidth: Int, _ minimumHeight: Int)
+            throws(ImageError) -> (header: SourceHeader, rows: any RowSource),
+         openConvertingDecoder: (@Sendable (_ file: InputFile, _ limits: DecodeLimits, _ minimumWidth: Int, _ minimumHeight: Int,
+                                            _ transform: ColorTransform) throws(ImageError) -> (header: SourceHeader, rows: any RowSource))? = nil) {
         self.name = name
         self.folderExtensions = folderExtensions
         self.decoderVersion = decoderVersion
-        self.matches = matches
+        self.detection = detection
+        self.shrink = shrink
         self.readHeader = readHeader
         self.openDecoder = openDecoder
         self.openConvertingDecoder = openConvertingDecoder
@@ -57,6 +59,30 @@ public final class ImageFormat: Sendable, Hashable, CustomStringConvertible {
     public static func == (a: ImageFormat, b: ImageFormat) -> Bool { a.name == b.name }
     public func hash(into hasher: inout Hasher) { hasher.combine(name) }
     public var description: String { name }
+}
+
+/// How the table recognises a format from a file's first bytes, as libvips's `is_a` does: each
+/// entry says how many bytes it needs and gives a full check of them; when several entries
+/// accept a file (TIFF and the RAW formats built on it, the ISOBMFF brands, SVG's XML), the one
+/// of highest `priority` wins, so the most specific entry decides.
+struct FormatDetection: Sendable {
+    /// How many leading bytes `matches` needs (it is shown fewer when the file is shorter).
+    let prefixBytes: Int
+    /// Against other entries that accept the same file, the higher wins.
+    let priority: Int
+    /// Whether the file is of this format, from its first bytes.
+    let matches: @Sendable (_ prefix: [UInt8]) -> Bool
+
+    /// A format with a signature of its own, which no other entry's file starts with.
+    static let distinct = 0
+    /// A format recognised inside a container family another entry also reads (a RAW in TIFF).
+    static let specialised = 10
+
+    init(prefixBytes: Int, priority: Int = FormatDetection.distinct, matches: @escaping @Sendable (_ prefix: [UInt8]) -> Bool) {
+        self.prefixBytes = prefixBytes
+        self.priority = priority
+        self.matches = matches
+    }
 }
 
 /// What the header pass learns of a picture, whatever its format.
@@ -143,27 +169,29 @@ public struct SourceHeader: Sendable, Hashable {
 
 /// The formats the tool reads, and the only code that chooses among them.
 public enum ImageFormats {
-    /// How many leading bytes `ImageFormat.matches` is shown.
-    static let prefixLength = 64
+    /// The shortest signature of any format: a file with fewer bytes is of none.
+    static let shortestSignature = 8
 
     static let png = ImageFormat(
         name: "PNG", folderExtensions: [".png"], decoderVersion: PNGDecoder.libraryVersion,
-        matches: { prefix in prefix.first == 0x89 },
-        readHeader: { file throws(PNGError) in SourceHeader(try PNGHeader(file: file), in: file) },
-        openDecoder: { file, limits, _, _ throws(PNGError) in
+        detection: FormatDetection(prefixBytes: PNGHeader.signatureLength) { prefix in PNGHeader.hasSignature(prefix) },
+        shrink: [],
+        readHeader: { file throws(ImageError) in SourceHeader(try PNGHeader(file: file), in: file) },
+        openDecoder: { file, limits, _, _ throws(ImageError) in
             let decoder = try PNGDecoder(file: file, limits: limits, compactOpaqueRows: true)
             return (SourceHeader(decoder.header, in: file), decoder)
         })
 
     static let jpeg = ImageFormat(
         name: "JPEG", folderExtensions: [".jpg", ".jpeg"], decoderVersion: JPEGDecoder.libraryVersion,
-        matches: { prefix in JPEGHeader.hasSignature(prefix) },
-        readHeader: { file throws(PNGError) in SourceHeader(try JPEGHeader(file: file)) },
-        openDecoder: { file, limits, minimumWidth, minimumHeight throws(PNGError) in
+        detection: FormatDetection(prefixBytes: 3) { prefix in JPEGHeader.hasSignature(prefix) },
+        shrink: .dctEighths,
+        readHeader: { file throws(ImageError) in SourceHeader(try JPEGHeader(file: file)) },
+        openDecoder: { file, limits, minimumWidth, minimumHeight throws(ImageError) in
             let decoder = try JPEGDecoder(file: file, limits: limits, minimumWidth: minimumWidth, minimumHeight: minimumHeight)
             return (SourceHeader(decoder.header), decoder)
         },
-        openConvertingDecoder: { file, limits, minimumWidth, minimumHeight, transform throws(PNGError) in
+        openConvertingDecoder: { file, limits, minimumWidth, minimumHeight, transform throws(ImageError) in
             let decoder = try JPEGDecoder(file: file, limits: limits, minimumWidth: minimumWidth, minimumHeight: minimumHeight,
                                           cmykTransform: transform)
             return (SourceHeader(decoder.header), decoder)
@@ -171,9 +199,10 @@ public enum ImageFormats {
 
     static let webp = ImageFormat(
         name: "WebP", folderExtensions: [".webp"], decoderVersion: WebPDecoder.libraryVersion,
-        matches: { prefix in WebPHeader.hasSignature(prefix) },
-        readHeader: { file throws(PNGError) in SourceHeader(try WebPHeader(file: file)) },
-        openDecoder: { file, limits, minimumWidth, minimumHeight throws(PNGError) in
+        detection: FormatDetection(prefixBytes: 12) { prefix in WebPHeader.hasSignature(prefix) },
+        shrink: .anyScale,
+        readHeader: { file throws(ImageError) in SourceHeader(try WebPHeader(file: file)) },
+        openDecoder: { file, limits, minimumWidth, minimumHeight throws(ImageError) in
             let decoder = try WebPDecoder(file: file, limits: limits, minimumWidth: minimumWidth, minimumHeight: minimumHeight)
             return (SourceHeader(decoder.header), decoder)
         })
@@ -182,9 +211,10 @@ public enum ImageFormats {
     /// walk counts the frames. No shrink on load.
     static let gif = ImageFormat(
         name: "GIF", folderExtensions: [".gif"], decoderVersion: GIFDecoder.libraryVersion,
-        matches: { prefix in GIFHeader.hasSignature(prefix) },
-        readHeader: { file throws(PNGError) in SourceHeader(try GIFHeader(file: file)) },
-        openDecoder: { file, limits, _, _ throws(PNGError) in
+        detection: FormatDetection(prefixBytes: 6) { prefix in GIFHeader.hasSignature(prefix) },
+        shrink: [],
+        readHeader: { file throws(ImageError) in SourceHeader(try GIFHeader(file: file)) },
+        openDecoder: { file, limits, _, _ throws(ImageError) in
             let decoder = try GIFDecoder(file: file, limits: limits)
             return (SourceHeader(decoder.header), decoder)
         })
@@ -198,29 +228,43 @@ public enum ImageFormats {
     private static func heifFamily(_ family: HEIFFormat, name: String, folderExtensions: [String]) -> ImageFormat {
         ImageFormat(
             name: name, folderExtensions: folderExtensions, decoderVersion: HEIFDecoder.libraryVersion(for: family),
-            matches: { prefix in HEIFHeader.format(prefix: prefix) == family },
-            readHeader: { file throws(PNGError) in SourceHeader(try HEIFHeader(file: file)) },
-            openDecoder: { file, limits, minimumWidth, minimumHeight throws(PNGError) in
+            detection: FormatDetection(prefixBytes: HEIFHeader.signaturePrefixBytes) { prefix in HEIFHeader.format(prefix: prefix) == family },
+            shrink: .embeddedPictures,
+            readHeader: { file throws(ImageError) in SourceHeader(try HEIFHeader(file: file)) },
+            openDecoder: { file, limits, minimumWidth, minimumHeight throws(ImageError) in
                 let decoder = try HEIFDecoder(file: file, limits: limits, minimumWidth: minimumWidth, minimumHeight: minimumHeight)
                 return (SourceHeader(decoder.header), decoder)
             })
     }
 
-    /// Every format, in the order their signatures are tried.
+    /// Every format the tool reads.
     public static let all: [ImageFormat] = [png, jpeg, webp, gif, heif, avif]
 
     /// Every extension a folder scan picks up.
     static let folderExtensions: [[UInt8]] = all.flatMap(\.folderExtensions).map { Array($0.utf8) }
 
-    /// The format of an open file, by its signature, never its name. A file too short for any
-    /// signature is read as a PNG, whose reader says how it is truncated.
-    static func format(of file: InputFile) throws(PNGError) -> ImageFormat {
-        var prefix = [UInt8](repeating: 0, count: prefixLength)
+    /// How many leading bytes detection reads: what the most demanding entry needs.
+    static let detectionPrefixBytes = all.map(\.detection.prefixBytes).max() ?? shortestSignature
+
+    /// The format of an open file, by its signature, never its name: of the entries that accept
+    /// its first bytes, the one of highest priority (the first in the table on a tie).
+    static func format(of file: InputFile) throws(ImageError) -> ImageFormat {
+        var prefix = [UInt8](repeating: 0, count: detectionPrefixBytes)
         let count = try file.readPrefix(into: &prefix)
-        prefix.removeLast(prefixLength - count)
-        if let format = all.first(where: { $0.matches(prefix) }) { return format }
-        guard count < 8 else { throw PNGError(.malformed, "not \(namesForMessages) file") }
-        return png
+        prefix.removeLast(detectionPrefixBytes - count)
+        return try format(ofPrefix: prefix)
+    }
+
+    /// The format of a file that starts with `prefix` (at most `detectionPrefixBytes`).
+    static func format(ofPrefix prefix: [UInt8]) throws(ImageError) -> ImageFormat {
+        var best: ImageFormat?
+        for format in all where format.detection.matches(Array(prefix.prefix(format.detection.prefixBytes))) {
+            if best == nil || format.detection.priority > best!.detection.priority { best = format }
+        }
+        if let best { return best }
+        if prefix.isEmpty { throw ImageError(.emptyFile) }
+        guard prefix.count >= shortestSignature else { throw ImageError(.tooShortForAnyFormat(size: prefix.count)) }
+        throw ImageError(.malformed, "not \(namesForMessages) file")
     }
 
     /// "a PNG or JPEG", for the one-line reason of a file of no known format.
@@ -241,36 +285,36 @@ public enum ImageFormats {
 
     /// Reads the header of an open file, refused when its stored size is over `limits`, or when
     /// its decoder would hold more than `wholePictureBudget`.
-    static func header(of file: InputFile, limits: PNGLimits) throws(PNGError) -> (ImageFormat, SourceHeader) {
+    static func header(of file: InputFile, limits: DecodeLimits) throws(ImageError) -> (ImageFormat, SourceHeader) {
         let format = try format(of: file)
         let header = try format.readHeader(file)
         if let refusal = limits.refusal(width: header.width, height: header.height) { throw refusal }
         if header.wholePictureBytes > wholePictureBudget {
-            throw PNGError(.limitExceeded, "image needs more decoding memory than the budget allows")
+            throw ImageError(.limitExceeded, "image needs more decoding memory than the budget allows")
         }
         return (format, header)
     }
 
     /// The header pass for one input: its format and header, or why it cannot be drawn.
-    static func header(of path: RawPath, limits: PNGLimits, opener: InputOpener) -> Result<(ImageFormat, SourceHeader), PNGError> {
+    static func header(of path: RawPath, limits: DecodeLimits, opener: InputOpener) -> Result<(ImageFormat, SourceHeader), ImageError> {
         do {
             return .success(try opener.withFile(path) { file in try header(of: file, limits: limits) })
         } catch {
-            return .failure(error as? PNGError ?? PNGError(.io, "\(error)"))
+            return .failure(error as? ImageError ?? ImageError(.io, "\(error)"))
         }
     }
 
     /// Opens a decoder for a file the header pass read as `format` with `expected`; a file
     /// that changed since then is an I/O failure (the plan was made for the old one).
     /// With `decodeTransform` (a CMYK profile's), a format that converts while decoding does.
-    static func decoder(for file: InputFile, format: ImageFormat, expected: SourceHeader, limits: PNGLimits,
-                        minimumWidth: Int, minimumHeight: Int, decodeTransform: ColorTransform? = nil) throws(PNGError) -> any RowSource {
+    static func decoder(for file: InputFile, format: ImageFormat, expected: SourceHeader, limits: DecodeLimits,
+                        minimumWidth: Int, minimumHeight: Int, decodeTransform: ColorTransform? = nil) throws(ImageError) -> any RowSource {
         let (header, rows) = if let decodeTransform, let open = format.openConvertingDecoder {
             try open(file, limits, minimumWidth, minimumHeight, decodeTransform)
         } else {
             try format.openDecoder(file, limits, minimumWidth, minimumHeight)
         }
-        guard header == expected else { throw PNGError(.io, "file changed while it was being read") }
+        guard header == expected else { throw ImageError(.changedWhileReading) }
         return rows
     }
 }
@@ -278,7 +322,7 @@ public enum ImageFormats {
 extension ImageFormats {
     /// Opens any file the table reads, by its signature, for a full-size decode (every stored
     /// pixel, no shrink on load): what compare and the benchmark's decode floor read.
-    public static func fullSizeDecoder(for file: InputFile, limits: PNGLimits) throws(PNGError) -> (ImageFormat, any RowSource) {
+    public static func fullSizeDecoder(for file: InputFile, limits: DecodeLimits) throws(ImageError) -> (ImageFormat, any RowSource) {
         let (format, header) = try header(of: file, limits: limits)
         let rows = try decoder(for: file, format: format, expected: header, limits: limits,
                                minimumWidth: header.width, minimumHeight: header.height)

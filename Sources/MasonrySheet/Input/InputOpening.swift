@@ -1,4 +1,5 @@
 import Foundation
+import CodecCore
 import PNGCodec
 import WorkerThreads
 #if canImport(Glibc)
@@ -20,7 +21,7 @@ enum RunFault {
     }
 
     /// The run fault behind a codec error from opening a file, if it is one.
-    static func code(of error: PNGError) -> Int32? {
+    static func code(of error: ImageError) -> Int32? {
         guard case .fileSystem(let code) = error.failure, describe(code) != nil else { return nil }
         return code
     }
@@ -49,7 +50,7 @@ public final class InputOpener: Sendable {
     public init() {}
 
     /// Calls `body` with the open file at `path` and closes the file when
-    /// `body` returns (`body` must not keep it). Throws a `PNGError` when the
+    /// `body` returns (`body` must not keep it). Throws a `ImageError` when the
     /// file cannot be opened (after a run fault the error says so and
     /// `checkRun()` throws), or what `body` throws.
     public func withFile<Result>(_ path: RawPath, _ body: (InputFile) throws -> Result) throws -> Result {
@@ -67,11 +68,11 @@ public final class InputOpener: Sendable {
         if let fault = state.withLock({ $0.fault }) { throw fault }
     }
 
-    private func open(_ path: RawPath) throws(PNGError) -> InputFile {
+    private func open(_ path: RawPath) throws(ImageError) -> InputFile {
         var retriesWithNothingOpen = 0
         while true {
-            if let fault = state.withLock({ $0.fault }) { throw PNGError(.io, fault.message) }
-            let error: PNGError
+            if let fault = state.withLock({ $0.fault }) { throw ImageError(.io, fault.message) }
+            let error: ImageError
             do {
                 let file = try path.openInputFile()
                 state.withLock { $0.openCount += 1 }
@@ -100,7 +101,7 @@ public final class InputOpener: Sendable {
                 return recorded
             }
             guard let recorded else { continue }
-            throw PNGError(.io, recorded.message)
+            throw ImageError(.io, recorded.message)
         }
     }
 }
@@ -110,13 +111,13 @@ extension RawPath {
     /// reached through its folder, opened piece by piece (`RawPath.open`),
     /// and the name `/proc/self/fd/<folder>/<rest>`, which the kernel
     /// resolves relative to that open folder.
-    func openInputFile() throws(PNGError) -> InputFile {
+    func openInputFile() throws(ImageError) -> InputFile {
         guard bytes.count >= Self.kernelPathLimit else { return try InputFile(pathBytes: bytes) }
         let slash = bytes.lastIndex(of: UInt8(ascii: "/"))!   // a path this long has slashes
         let folder = RawPath(bytes: Array(bytes[..<slash])).open(RawPath.pathOnly | O_DIRECTORY | O_CLOEXEC)
         guard folder >= 0 else {
             let code = errno
-            throw PNGError(.io, code == ENOENT ? "no such file" : String(cString: strerror(code)))
+            throw ImageError(.io, code == ENOENT ? "no such file" : String(cString: strerror(code)))
         }
         defer { close(folder) }
         return try InputFile(pathBytes: Array("/proc/self/fd/\(folder)/".utf8) + bytes[(slash + 1)...])

@@ -1,5 +1,6 @@
 import Foundation
 import MasonryLayout
+import CodecCore
 import PNGCodec
 import Raster
 import WorkerThreads
@@ -139,7 +140,7 @@ final class BandScheduler: @unchecked Sendable {
     /// Paints everything with `workerCount` threads while this thread hands the rows to `encoder`
     /// in order (a PNG encoder, or the caller's closure); returns each
     /// tile's outcome by image index.
-    func render(into encoder: some RowSink, workerCount: Int, onTileDone: @escaping @Sendable () -> Void) throws(PNGError) -> [Int: TileOutcome] {
+    func render(into encoder: some RowSink, workerCount: Int, onTileDone: @escaping @Sendable () -> Void) throws(ImageError) -> [Int: TileOutcome] {
         let workers = ThreadGroup.start(max(1, workerCount)) { [self] _ in paintTiles(onTileDone: onTileDone) }
         let encodeError = encodeAll(encoder)
         workers.join()
@@ -208,7 +209,7 @@ final class BandScheduler: @unchecked Sendable {
 
     // MARK: Encoder
 
-    private func encodeAll(_ encoder: some RowSink) -> PNGError? {
+    private func encodeAll(_ encoder: some RowSink) -> ImageError? {
         for band in 0..<bandCount {
             condition.lock()
             while pendingTilesPerBand[band] > 0 { condition.wait() }

@@ -1,4 +1,5 @@
 import ColorManagement
+import CodecCore
 import PNGCodec
 import Raster
 
@@ -39,10 +40,10 @@ final class ColorConvertedRows: RowSource {
     var height: Int { source.height }
     var extent: (width: Double, height: Double) { source.extent }
     var rowFormat: PixelFormat { source.rowFormat }
-    var trailingProblem: PNGError? { source.trailingProblem }
+    var trailingProblem: ImageError? { source.trailingProblem }
     var rowsStarted: Bool { source.rowsStarted }
 
-    func nextRow() throws(PNGError) -> UnsafeBufferPointer<UInt8>? {
+    func nextRow() throws(ImageError) -> UnsafeBufferPointer<UInt8>? {
         guard let decoded = try source.nextRow() else { return nil }
         let row = self.row ?? .allocate(capacity: decoded.count)
         self.row = row

@@ -1,4 +1,5 @@
 import MasonryLayout
+import CodecCore
 import PNGCodec
 
 /// Paints the pages of a plan into their files, for every kind of run (a render, a compare):
@@ -85,8 +86,8 @@ enum PageTarget {
 
 /// What the band scheduler writes a page's rows to, in order, top to bottom.
 protocol RowSink {
-    func writeRow(_ row: UnsafeBufferPointer<UInt8>) throws(PNGError)
-    func finish() throws(PNGError)
+    func writeRow(_ row: UnsafeBufferPointer<UInt8>) throws(ImageError)
+    func finish() throws(ImageError)
 }
 
 extension PNGEncoder: RowSink {}
@@ -121,12 +122,12 @@ final class RowHandoff: RowSink {
         self.handler = handler
     }
 
-    func writeRow(_ row: UnsafeBufferPointer<UInt8>) throws(PNGError) {
+    func writeRow(_ row: UnsafeBufferPointer<UInt8>) throws(ImageError) {
         handler(SheetRow(page: page, y: y, width: width, channels: channels, pixels: row))
         y += 1
     }
 
-    func finish() throws(PNGError) {}
+    func finish() throws(ImageError) {}
 }
 
 extension PagePlan {

@@ -1,5 +1,6 @@
 import ColorManagement
 import MasonryLayout
+import CodecCore
 import PNGCodec
 import Raster
 import ThumbnailCache
@@ -21,7 +22,7 @@ import ThumbnailCache
 /// Untagged and sRGB pictures are not transformed at all.
 struct PicturePainter {
     let image: PlannedImage
-    let limits: PNGLimits
+    let limits: DecodeLimits
     let opener: InputOpener
     let underlay: RGBA8Color
     let enlarge: TileStyle.EnlargeMode
@@ -53,7 +54,7 @@ struct PicturePainter {
                 fillRow(canvas.pixels(y: rect.y + line, x: rect.x, width: rect.width), with: underlay,
                         channels: canvas.channels)
             }
-            return .failed((error as? PNGError)?.reason ?? "\(error)")
+            return .failed((error as? ImageError)?.reason ?? "\(error)")
         }
     }
 

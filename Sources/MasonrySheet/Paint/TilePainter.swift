@@ -1,6 +1,7 @@
 import BitmapText
 import ColorManagement
 import MasonryLayout
+import CodecCore
 import PNGCodec
 import Raster
 import ThumbnailCache
@@ -8,7 +9,7 @@ import ThumbnailCache
 /// Paints a tile's layers, bottom first, each by the painter for its kind.
 struct TilePainter: Sendable {
     let plan: SheetPlan
-    let limits: PNGLimits
+    let limits: DecodeLimits
     let opener: InputOpener
     let cache: ThumbnailCache?
     /// The run's transforms to sRGB; nil with `--no-color-management`.

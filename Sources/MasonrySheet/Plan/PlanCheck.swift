@@ -1,4 +1,4 @@
-import PNGCodec
+import CodecCore
 import WorkerThreads
 #if canImport(Glibc)
 @preconcurrency import Glibc
@@ -15,7 +15,7 @@ enum PlanCheck {
     /// then it is read as it is now and drawn in its planned tile when it still has its planned
     /// shown size, with a warning; otherwise its tile is left as background and it is skipped
     /// (the painter says why). Returns the checked files, for `OutputSafety`.
-    static func verify(pages: [PagePlan], of plan: inout SheetPlan, limits: PNGLimits, opener: InputOpener,
+    static func verify(pages: [PagePlan], of plan: inout SheetPlan, limits: DecodeLimits, opener: InputOpener,
                        replanChanged: Bool, jobs: Int, events: @Sendable (SheetEvent) -> Void) throws(SheetError) -> [InputCandidate] {
         let indices = pages.flatMap { $0.tiles.compactMap(\.index) }
         let planned = indices.map { plan.images[$0] }
@@ -48,7 +48,7 @@ enum PlanCheck {
         case changed(String, PlannedImage?, stat?)
     }
 
-    private static func check(_ image: PlannedImage, limits: PNGLimits, opener: InputOpener) -> Outcome {
+    private static func check(_ image: PlannedImage, limits: DecodeLimits, opener: InputOpener) -> Outcome {
         guard let status = image.path.status() else {
             return .changed(errno == ENOENT ? "it no longer exists" : String(cString: strerror(errno)), nil, nil)
         }

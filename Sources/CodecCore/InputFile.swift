@@ -14,52 +14,52 @@ public final class InputFile {
     public let size: Int
 
     /// Opens the file whose path is the given bytes (no terminating NUL).
-    public init(pathBytes: [UInt8]) throws(PNGError) {
-        guard !pathBytes.contains(0) else { throw PNGError(.pathContainsNUL) }
+    public init(pathBytes: [UInt8]) throws(ImageError) {
+        guard !pathBytes.contains(0) else { throw ImageError(.pathContainsNUL) }
         let fd = (pathBytes + [0]).withUnsafeBufferPointer { buffer in
             buffer.withMemoryRebound(to: CChar.self) { open($0.baseAddress!, O_RDONLY | O_NONBLOCK | O_CLOEXEC) }
         }
-        guard fd >= 0 else { throw PNGError(.fileSystem(errno: errno)) }
+        guard fd >= 0 else { throw ImageError(.fileSystem(errno: errno)) }
         var status = stat()
         guard fstat(fd, &status) == 0 else {
             let code = errno
             close(fd)
-            throw PNGError(.fileSystem(errno: code))
+            throw ImageError(.fileSystem(errno: code))
         }
         let kind = status.st_mode & S_IFMT
         guard kind == S_IFREG else {
             close(fd)
-            throw PNGError(.notARegularFile(fileType: kind))
+            throw ImageError(.notARegularFile(fileType: kind))
         }
         descriptor = fd
         size = Int(status.st_size)
     }
 
-    public convenience init(path: String) throws(PNGError) {
+    public convenience init(path: String) throws(ImageError) {
         try self.init(pathBytes: Array(path.utf8))
     }
 
     deinit { close(descriptor) }
 
     /// Reads up to `buffer.count` bytes from the start of the file; returns how many were read.
-    public func readPrefix(into buffer: inout [UInt8]) throws(PNGError) -> Int {
+    public func readPrefix(into buffer: inout [UInt8]) throws(ImageError) -> Int {
         do {
-            return try buffer.withUnsafeMutableBufferPointer { bytes throws(PNGError) in try read(at: 0, into: bytes) }
+            return try buffer.withUnsafeMutableBufferPointer { bytes throws(ImageError) in try read(at: 0, into: bytes) }
         } catch {
-            if case .readFailed(let code) = error.failure { throw PNGError(.fileSystem(errno: code)) }
+            if case .readFailed(let code) = error.failure { throw ImageError(.fileSystem(errno: code)) }
             throw error
         }
     }
 
     /// Reads up to `buffer.count` bytes from `offset` with positioned reads (the descriptor's
     /// offset is not used); returns how many were read, fewer only at the end of the file.
-    public func read(at offset: Int, into buffer: UnsafeMutableBufferPointer<UInt8>) throws(PNGError) -> Int {
+    public func read(at offset: Int, into buffer: UnsafeMutableBufferPointer<UInt8>) throws(ImageError) -> Int {
         var total = 0
         while total < buffer.count {
             let got = pread(descriptor, buffer.baseAddress! + total, buffer.count - total, off_t(offset + total))
             if got < 0 {
                 if errno == EINTR { continue }
-                throw PNGError(.readFailed(errno: errno))
+                throw ImageError(.readFailed(errno: errno))
             }
             if got == 0 { break }
             total += got

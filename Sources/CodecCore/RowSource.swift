@@ -5,7 +5,7 @@ import Raster
 public protocol RowPulling: AnyObject {
     /// The next row, valid until the following call or until the decoder is released; nil
     /// after the last one. A failure is thrown again by every later call.
-    func nextRow() throws(PNGError) -> UnsafeBufferPointer<UInt8>?
+    func nextRow() throws(ImageError) -> UnsafeBufferPointer<UInt8>?
     /// True once `nextRow()` was called.
     var rowsStarted: Bool { get }
 }
@@ -23,7 +23,7 @@ public protocol RowSource: RowPulling {
     var extent: (width: Double, height: Double) { get }
     var rowFormat: PixelFormat { get }
     /// Damage found after the picture was complete (drawn, with a warning).
-    var trailingProblem: PNGError? { get }
+    var trailingProblem: ImageError? { get }
 }
 
 extension RowSource {
@@ -31,11 +31,11 @@ extension RowSource {
 }
 
 extension RowPulling {
-    /// Delivers every row to `body`, top to bottom: a loop over `nextRow()`. Throws `PNGError`
+    /// Delivers every row to `body`, top to bottom: a loop over `nextRow()`. Throws `ImageError`
     /// for a bad file, or whatever `body` throws. Only a decoder none of whose rows were read
     /// can deliver them.
     public func readRows(_ body: (_ y: Int, _ row: UnsafeBufferPointer<UInt8>) throws -> Void) throws {
-        guard !rowsStarted else { throw PNGError(.rowsAlreadyRead) }
+        guard !rowsStarted else { throw ImageError(.rowsAlreadyRead) }
         var y = 0
         while let row = try nextRow() {
             try body(y, row)
@@ -51,14 +51,14 @@ package struct RowCursor {
     package private(set) var started = false
     private var nextY = 0
     private var finished = false
-    private var failure: PNGError?
+    private var failure: ImageError?
 
     package init(height: Int) { self.height = height }
 
     /// Reads row `nextY` with `read`, or, after the last row, runs `finish` (once) and returns
     /// nil. What `read` throws is remembered and thrown again by every later call.
-    package mutating func next(read: (_ y: Int) throws(PNGError) -> UnsafeBufferPointer<UInt8>,
-                               finish: () -> Void) throws(PNGError) -> UnsafeBufferPointer<UInt8>? {
+    package mutating func next(read: (_ y: Int) throws(ImageError) -> UnsafeBufferPointer<UInt8>,
+                               finish: () -> Void) throws(ImageError) -> UnsafeBufferPointer<UInt8>? {
         started = true
         if let failure { throw failure }
         guard nextY < height else {

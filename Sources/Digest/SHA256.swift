@@ -1,5 +1,6 @@
 /// SHA-256 (FIPS 180-4), streaming: `update` with any number of byte chunks, then `finalize`.
 /// Used to recognise byte-identical files without decoding them and to report each side's digest.
+/// Its own module, so that decoders and colour management need not depend on the diff engine.
 public struct SHA256: Sendable {
     private static let k: [UInt32] = [
         0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,

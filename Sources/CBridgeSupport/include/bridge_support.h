@@ -1,0 +1,52 @@
+#ifndef MASONRY_BRIDGE_SUPPORT_H
+#define MASONRY_BRIDGE_SUPPORT_H
+// What every C bridge shares (issue #35): one status enum, mapped to Swift's ImageError in one
+// place (CodecCore's BridgeStatus.swift); positioned reads with one EINTR/short-read policy; and
+// the buffer a library's message is captured into instead of being printed.
+//
+// A bridge returns an mb_status from every call that can fail and keeps the words of the
+// failure in its mb_message. It never prints, never opens a file (it is handed Masonry's
+// descriptor), and every setjmp/longjmp stays inside its own C frames.
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/// Whose fault a failure is; the same numbers in every bridge.
+typedef enum {
+    MB_OK = 0,
+    MB_MALFORMED = 1,     ///< the bytes break the format (the library's verdict)
+    MB_TRUNCATED = 2,     ///< the file ended where the library needed more bytes
+    MB_LIMIT = 3,         ///< over a size limit given to the bridge, or out of memory
+    MB_IO = 4,            ///< reading the descriptor failed (see mb_message.error_number)
+    MB_UNSUPPORTED = 5,   ///< valid, but a feature or codec this library build does not read
+    MB_USAGE = 6          ///< the caller broke the bridge's contract (a bug)
+} mb_status;
+
+/// The words of the last failure (or warning), NUL-terminated, cut at the buffer's end.
+typedef struct {
+    char text[256];
+    int error_number;     ///< errno of a failed read (MB_IO), else 0
+} mb_message;
+
+/// Reads `count` bytes at `offset` with pread(2): retries EINTR and short reads until `count`
+/// bytes or the end of the file. Returns the bytes read (fewer than `count` only at the end),
+/// or -1 with errno set when a read fails. The descriptor's own offset is never used.
+ssize_t mb_pread_full(int fd, void *buffer, size_t count, int64_t offset);
+
+/// Sets `message` from a printf format (first failure wins: a later call does nothing while
+/// `message->text` is not empty, so the cause is not overwritten by its consequences).
+void mb_message_set(mb_message *message, const char *format, ...) __attribute__((format(printf, 2, 3)));
+
+/// Empties `message`.
+void mb_message_clear(mb_message *message);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

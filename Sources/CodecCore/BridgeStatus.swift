@@ -1,0 +1,33 @@
+import CBridgeSupport
+
+extension ImageError {
+    /// The error for a bridge's failure, in the one mapping of `mb_status` every bridge shares:
+    /// `MB_MALFORMED` and `MB_TRUNCATED` are the file's fault, `MB_LIMIT` a limit's, `MB_IO`
+    /// the system's, `MB_UNSUPPORTED` a valid file this build does not read, `MB_USAGE` a bug.
+    /// `message` is the bridge's captured words; `fallback` stands in when it is empty.
+    public init(bridge status: mb_status, message: mb_message, fallback: String) {
+        let words = Self.text(message)
+        if status == MB_IO, message.error_number != 0 {
+            self.init(.readFailed(errno: message.error_number))
+        } else {
+            self.init(bridge: status, reason: words.isEmpty ? fallback : words)
+        }
+    }
+
+    /// The error for a bridge's failure whose words the codec has already put in its users'
+    /// terms (libjpeg's, giflib's).
+    public init(bridge status: mb_status, reason: String) {
+        switch status {
+        case MB_LIMIT: self.init(.limitExceeded, reason)
+        case MB_IO: self.init(.io, reason)
+        case MB_UNSUPPORTED: self.init(.unsupported, reason)
+        case MB_USAGE: self.init(.misuse(reason))
+        default: self.init(.malformed, reason)   // MB_MALFORMED, MB_TRUNCATED
+        }
+    }
+
+    /// A bridge message's text.
+    public static func text(_ message: mb_message) -> String {
+        withUnsafeBytes(of: message.text) { raw in String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self) }
+    }
+}
