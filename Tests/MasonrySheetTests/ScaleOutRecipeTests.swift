@@ -36,9 +36,13 @@ import TestSupport
         #expect(result.status == 0, "\(result.output)")
         #expect(result.output.contains("sacct: all 5 tasks COMPLETED"), "\(result.output)")
         #expect(result.output.contains("byte-identical: 5 pages, s.json and s.html equal the one-machine run's"), "\(result.output)")
-        // It left nothing running.
+        // It left nothing running (a daemon's forked helper may take a moment to exit after it).
         for daemon in ["slurmctld", "slurmd", "munged"] {
-            let running = try Self.run("pgrep", ["-x", daemon])
+            var running = try Self.run("pgrep", ["-a", "-x", daemon])
+            for _ in 0..<50 where running.status == 0 {
+                usleep(100_000)
+                running = try Self.run("pgrep", ["-a", "-x", daemon])
+            }
             #expect(running.status == 1, "\(daemon) left running: \(running.output)")
         }
     }
