@@ -119,7 +119,7 @@ let package = Package(
         .target(name: "CFileAt"),
         // masonry compare's --config: a JSON reader with positions, path globs, per-pair options and rules.
         .target(name: "CompareConfig", dependencies: ["ImageDiff"]),
-        .target(name: "MasonrySheet", dependencies: ["Digest", "CodecCore", "ColorManagement", "PNGCodec", "MasonryLayout", "Raster", "BitmapText", "ThumbnailCache", "JPEGCodec", "WebPCodec", "GIFCodec", "HEIFCodec", "GalleryPage", "ImageDiff", "CompareConfig", "CFileAt", "WorkerThreads"]),
+        .target(name: "MasonrySheet", dependencies: ["Digest", "CodecCore", "ColorManagement", "CLibDeflate", "PNGCodec", "MasonryLayout", "Raster", "BitmapText", "ThumbnailCache", "JPEGCodec", "WebPCodec", "GIFCodec", "HEIFCodec", "GalleryPage", "ImageDiff", "CompareConfig", "CFileAt", "WorkerThreads"]),
         .target(name: "MasonryCommand", dependencies: ["MasonrySheet", "BitmapText", "ImageDiff", "CompareConfig", "WorkerThreads"]),
         // Thumbnails kept between runs (issue #15); CRC-32 from zlib.
         .target(name: "ThumbnailCache", dependencies: ["CZlib", "WorkerThreads"]),

@@ -94,6 +94,45 @@ write("cache-entry", "bad-checksum.thumb", entry(2, 2, [1, 2, 3, 4])[:-1] + b"\x
 write("cache-entry", "other-version.thumb", entry(2, 1, [9, 9, 9, 9]).replace(b"\x01\x00\x00\x00", b"\x02\x00\x00\x00", 1))
 write("cache-entry", "truncated.thumb", entry(3, 3, [5, 6, 7, 8])[:100])
 
+
+# Plan files (Sources/MasonrySheet/Plan/PlanFile.swift, SPEC §15): header, blocks, 64-byte
+# image records, trailer with zlib's CRC-32.
+def plan_file(images, sections=(), skipped=(), words=(b"-o", b"s.png", b"--", b"in"), version=1, masonry=b"0.1.0"):
+    def block(tag, payload):
+        return tag + struct.pack("<IQ", 0, len(payload)) + payload
+    def counted(items):
+        return struct.pack("<I", len(items)) + b"".join(struct.pack("<I", len(i)) + i for i in items)
+    colors = []
+    records, paths = b"", b""
+    for path, width, height, orientation, fmt, color, frames in images:
+        if color not in colors:
+            colors.append(color)
+        records += struct.pack("<QIIIIBBHIIIQQQ", len(paths), len(path), 0, width, height, orientation, fmt, 0,
+                               colors.index(color), frames, 0, 400 + width, 1_700_000_000_123_456_789, 1000 + len(paths))
+        paths += path
+    sect = struct.pack("<I", len(sections)) + b"".join(struct.pack("<QQI", first, count, len(name)) + name
+                                                       for first, count, name in sections)
+    skip = struct.pack("<I", len(skipped)) + b"".join(struct.pack("<I", len(p)) + p + struct.pack("<I", len(r)) + r
+                                                      for p, r in skipped)
+    data = (b"\x89MASONRY-PLAN\r\n\x1a" + struct.pack("<IIQ", version, 0, len(images))
+            + block(b"INFO", masonry) + block(b"OPTS", counted(list(words))) + block(b"COLR", counted(colors))
+            + block(b"IMGS", records) + block(b"PATH", paths) + block(b"SECT", sect) + block(b"SKIP", skip))
+    data += struct.pack("<Q", len(data) + 16)
+    return data + struct.pack("<I", zlib.crc32(data)) + b"END\n"
+
+
+PLAN_IMAGES = [(b"in/a/1.png", 640, 480, 1, 0, b"untagged", 1), (b"in/a/2.jpg", 300, 400, 6, 1, b"icc:Display P3", 1),
+               (b"in/b/3.gif", 20, 20, 1, 3, b"untagged", 12)]
+write("plan-file", "three-images.mplan", plan_file(PLAN_IMAGES))
+write("plan-file", "sections-and-skips.mplan",
+      plan_file(PLAN_IMAGES, sections=[(0, 2, b"in/a"), (2, 1, b"in/b")], skipped=[(b"in/x.png", b"truncated image data")],
+                words=(b"--sections", b"--caption={name}", b"-r", b"--", b"in")))
+write("plan-file", "empty.mplan", plan_file([]))
+write("plan-file", "other-version.mplan", plan_file(PLAN_IMAGES, version=2))
+write("plan-file", "other-masonry.mplan", plan_file(PLAN_IMAGES, masonry=b"9.9.9"))
+write("plan-file", "truncated.mplan", plan_file(PLAN_IMAGES)[:150])
+write("plan-file", "bad-orientation.mplan", plan_file([(b"x.png", 1, 1, 9, 0, b"untagged", 1)]))
+
 # Caption formats (SPEC §7).
 captions = ["{name}", "{stem} ({width}×{height})", "{index}. {path}\\n{bytes} bytes",
             "{{literal}} braces", "a\\nb\\nc\\nd", "{unknown}", "{name", "}", "plain"]
@@ -177,6 +216,10 @@ dictionary("arguments", "masonry's arguments: every option of both tables, 'comp
 dictionary("caption-format", "--caption formats: the placeholders, braces and the line break.",
            [("", w.encode()) for w in ["{name}", "{path}", "{stem}", "{width}", "{height}", "{bytes}", "{index}",
                                        "{{", "}}", "{", "}", "\\n"]])
+dictionary("plan-file", "Plan files (Sources/MasonrySheet/Plan/PlanFile.swift): magic, block tags, end mark.",
+           [("magic", b"\x89MASONRY-PLAN\r\n\x1a"), ("version_1", b"\x01\x00\x00\x00")]
+           + [("tag_" + tag.lower(), tag.encode()) for tag in ["INFO", "OPTS", "COLR", "IMGS", "PATH", "SECT", "SKIP"]]
+           + [("end", b"END\n"), ("count_max", b"\xFF\xFF\xFF\xFF\xFF\xFF\xFF\x7F"), ("u32_max", b"\xFF\xFF\xFF\xFF")])
 dictionary("cache-entry", "Thumbnail cache entries (Sources/ThumbnailCache/EntryFormat.swift).",
            [("magic", b"MSNYTHMB"), ("version_1", b"\x01\x00\x00\x00"), ("version_2", b"\x02\x00\x00\x00"),
             ("width_big", b"\x00\x40\x00\x00"), ("count_max", b"\xFF\xFF\xFF\xFF\xFF\xFF\xFF\x7F")])

@@ -22,6 +22,7 @@ public enum FuzzTargets {
         .iccProfile,
         .pngColorChunks,
         .jpegICC,
+        .planFile,
     ]
 
     public static func named(_ name: String) -> FuzzTarget? {

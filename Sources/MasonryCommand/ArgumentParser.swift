@@ -106,7 +106,10 @@ enum ArgumentParser {
         if parsed.flags.isSuperset(of: [.progress, .noProgress]) {
             throw UsageError("'--progress' and '--no-progress' cannot be used together")
         }
-        guard !parsed.inputs.isEmpty else { throw UsageError("missing expected argument '\(inputNames)'") }
+        // A run from a plan file takes its inputs from the plan.
+        guard !parsed.inputs.isEmpty || parsed.values[.fromPlan] != nil else {
+            throw UsageError("missing expected argument '\(inputNames)'")
+        }
         return .render(parsed)
     }
 

@@ -87,9 +87,15 @@ enum CommandSettings {
         request.planOnly = parsed.flags.contains(.planOnly)
         request.html = parsed.paths[.html]
         request.overwrite = parsed.flags.contains(.overwrite)
-        if request.planOnly && request.manifest == nil && request.html == nil {
-            throw UsageError("'--plan-only' needs '--manifest <path.json>' or '--html <path.html>' (it writes only those)")
+        if let path = parsed.paths[.plan] {
+            guard request.planOnly else { throw UsageError("'--plan <file>' is written by '--plan-only' runs only") }
+            request.planFile = (path, PlanCommand.recordedWords(parsed))
         }
+        if request.planOnly && request.planFile == nil && request.manifest == nil && request.html == nil {
+            throw UsageError("'--plan-only' needs '--plan <file>', '--manifest <path.json>' or '--html <path.html>' "
+                             + "(it writes only those)")
+        }
+        if parsed.flags.contains(.replanChanged) { throw UsageError("'--replan-changed' needs '--from-plan <file>'") }
         if request.planOnly && request.page != nil {
             throw UsageError("'--plan-only' and '--page' cannot be used together")
         }

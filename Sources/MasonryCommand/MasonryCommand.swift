@@ -9,7 +9,7 @@ import WorkerThreads
 /// one line per skipped input and one summary line, and returns an
 /// `ExitStatus` (SPEC §3).
 public enum MasonryCommand {
-    public static let version = "0.1.0"
+    public static let version = MasonryVersion.current
     /// Below this column width (px) a tile shows no recognisable picture: the run warns.
     static let usefulColumnWidth = 8
 
@@ -24,6 +24,9 @@ public enum MasonryCommand {
         if arguments.first == Array("compare".utf8) {
             return CompareCommand.run(arguments: Array(arguments.dropFirst()), output: output)
         }
+        if arguments.first == Array("index".utf8) {
+            return PlanCommand.index(arguments: Array(arguments.dropFirst()), output: output)
+        }
         if let status = GeneratedDocs.run(arguments, output: output) { return status }
         let action: CommandAction
         var request: SheetRequest
@@ -34,7 +37,17 @@ public enum MasonryCommand {
                 output.standardOutput(action == .help ? HelpText.full : "masonry \(version)\n")
                 return ExitStatus.written.rawValue
             }
-            (request, settings) = try CommandSettings.make(from: parsed)
+            if let path = parsed.paths[.fromPlan] {
+                try PlanCommand.checkPageOptions(parsed)
+                let plan: PlanFile
+                do throws(SheetError) { plan = try PlanFile.read(path) } catch {
+                    output.standardError("masonry: error: \(error.message)\n")
+                    return ExitStatus.nothingWritten.rawValue
+                }
+                (request, settings) = try PlanCommand.pageRequest(parsed, plan: plan)
+            } else {
+                (request, settings) = try CommandSettings.make(from: parsed)
+            }
         } catch {
             output.standardError(usageFailure(error.message, usage: HelpText.usage, help: "masonry --help"))
             return ExitStatus.usage.rawValue
@@ -112,7 +125,7 @@ public enum MasonryCommand {
         } catch {
             progress.finish()
             output.standardError("masonry: error: \(error.message)\n")
-            return (error.kind == .usage ? ExitStatus.usage : .nothingWritten).rawValue
+            return ExitStatus(error).rawValue
         }
     }
 
@@ -129,7 +142,8 @@ public enum MasonryCommand {
             + (report.fromCache > 0 ? " (\(report.fromCache) from the cache)" : "")
         let pages = report.pageCount == 1 ? "1 page" : "\(report.pageCount) pages"
         guard let first = report.written.first, let last = report.written.last else {
-            return "planned \(pages) in \(request.manifest?.displayName ?? "the manifest"): \(images)"
+            let file = request.planFile?.path ?? request.manifest ?? request.html
+            return "planned \(pages) in \(file?.displayName ?? "the manifest"): \(images)"
         }
         if report.written.count == 1 {
             let of = report.pageCount > 1 ? "page \(request.page ?? 1) of \(report.pageCount), " : ""

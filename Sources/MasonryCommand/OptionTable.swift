@@ -10,6 +10,7 @@ struct OptionSpec: Sendable {
     enum Key: Sendable, Hashable {
         case output, columns, width, columnWidth, gap, columnGap, rowGap, margin, background, order, tolerance
         case maxTileAspect, sort, reverse, recursive, manifest, html, pageHeight, perPage, page, planOnly
+        case plan, fromPlan, replanChanged
         case caption, fontSize, captionColor, title, sections, tileBackground, frame, enlarge, noColorManagement
         case jobs, maxPixels, maxMemory, compression, cache, cacheMaxBytes, verbose, overwrite, null, include, exclude
         case quiet, progress, noProgress, strict, help, version
@@ -193,7 +194,16 @@ let optionTable: [OptionSpec] = [
     .init(key: .page, short: nil, long: "page", value: "k",
           help: "Render only page k of the plan (the same file and bytes as in a full run).", defaultText: nil),
     .init(key: .planOnly, short: nil, long: "plan-only", value: nil,
-          help: "Read headers and write the manifest (and --html page) only; decode no pixel.", defaultText: nil),
+          help: "Read headers and write the --plan file (and --manifest, --html) only; decode no pixel.", defaultText: nil),
+    .init(key: .plan, short: nil, long: "plan", value: "file",
+          help: "With --plan-only: write the plan here, for --from-plan runs on any machine (SPEC §15).", defaultText: nil),
+    .init(key: .fromPlan, short: nil, long: "from-plan", value: "file",
+          help: "Paint from a --plan file instead of reading inputs: no folder is listed, only the painted "
+              + "pages' inputs are read, each checked against the plan first. With --page, -j, --cache, "
+              + "--max-memory, --replan-changed and the talk options only.", defaultText: nil),
+    .init(key: .replanChanged, short: nil, long: "replan-changed", value: nil,
+          help: "With --from-plan: draw an input that changed since planning as it is now (in its planned tile), "
+              + "instead of failing with status \(ExitStatus.stalePlan.rawValue).", defaultText: nil),
     .init(key: .jobs, short: "j", long: "jobs", value: "n", help: "Decoding threads (never changes the output).",
           defaultText: "all cores"),
     .init(key: .maxPixels, short: nil, long: "max-pixels", value: "n",
@@ -245,6 +255,8 @@ enum HelpText {
     static var full: String {
         var lines = ["OVERVIEW: \(overview)", "", "USAGE: \(usage)",
                      "       masonry compare <baseline> <current> [<options>]  (its own --help)",
+                     "       masonry --from-plan <file> [--page <k>] [-j <n>] [--cache <dir>] [--replan-changed]",
+                     "       \(PlanCommand.indexUsage.dropFirst("masonry ".count))  (its own --help)",
                      "", "ARGUMENTS:"] + arguments.map(row) + ["", "OPTIONS:"]
         lines += optionRows(optionTable)
         lines += ["", "EXAMPLES:"] + examples.flatMap { command, meaning in ["  \(meaning)", "    $ \(command)"] }

@@ -6,6 +6,8 @@ public struct SheetError: Error, Sendable, Hashable, CustomStringConvertible {
         case failure
         /// The options cannot work together with these inputs (exit 64, like a usage error).
         case usage
+        /// A page painted from a plan file found one of its inputs changed since planning (exit 3).
+        case stalePlan
     }
 
     public let kind: Kind

@@ -65,6 +65,18 @@ public struct SheetRequest: Sendable {
     /// `-o -`: the plan must have one page (or `page` must be given), written to standard output
     /// by the caller from `output`.
     public var onePageOnly = false
+    /// With `planOnly`: also write the plan file here, recording `settings` (the words that
+    /// decide the pages' bytes) for the runs that paint from it (SPEC §15).
+    public var planFile: (path: RawPath, settings: [[UInt8]])?
+    /// Take the images from this plan instead of scanning the inputs and reading their headers;
+    /// each input of a page to paint is checked against what the plan recorded first.
+    public var fromPlan: PlanFile?
+    /// With `fromPlan`: an input that changed since planning is read again and drawn in its
+    /// planned tile (a warning says so), instead of stopping the run.
+    public var replanChanged = false
+    /// With `fromPlan`: paint nothing and write the manifest and HTML page a one-machine run
+    /// writes beside its pages (`masonry index`).
+    public var gatherOnly = false
 
     public init(inputs: [RawPath], output: RawPath, manifest: RawPath? = nil, options: SheetOptions) {
         self.inputs = inputs
@@ -118,67 +130,35 @@ public enum SheetPipeline {
     static func run(_ request: SheetRequest, rows: ((SheetRow) -> Void)?,
                     events: @escaping @Sendable (SheetEvent) -> Void) throws(SheetError) -> (plan: SheetPlan, report: SheetReport) {
         let options = request.options
-        let outputs = [request.output] + [request.manifest, request.html].compactMap { $0 }
-        // Before any input is read (the scan only lists folders): every output can be written,
-        // is no input, and replaces no user's file.
+        // Before any input is read (the scan only lists folders): every output's folder exists.
         let named = [("-o", request.output)] + [request.manifest.map { ("--manifest", $0) }, request.html.map { ("--html", $0) }]
             .compactMap { $0 }
-        let writesPages = !request.planOnly && rows == nil
+        let writesPages = !request.planOnly && !request.gatherOnly && rows == nil
         let checked = writesPages ? named : Array(named.dropFirst())
-        try OwnOutput.requireFolders(checked)
-        // Earlier outputs are never read as inputs: the sheet, the manifest, and Masonry's pages of
-        // an earlier run (a user's picture named like a page is an input, and is never replaced).
-        var earlierPages: [RawPath] = []
-        for page in Planner.existingPageFiles(output: request.output) {
-            if try request.overwrite ? true : OwnOutput.isOwn(page) { earlierPages.append(page) }
-        }
-        let excluded = outputs + earlierPages
-        var scanner = InputScanner(recursive: options.recursive, excluding: excluded)
-        try scanner.scan(arguments: request.inputs)
-        try OutputSafety.check(outputs: outputs, inputs: scanner.candidates)
-        try OwnOutput.refuseForeign(checked, overwrite: request.overwrite)
-        // Folder listings come in the file system's order, which differs between machines: report
-        // what the scan skipped in natural order so messages and manifests are reproducible.
-        var skipped = scanner.missingArguments
-            + scanner.skipped.sorted { InputOrder.naturalPrecedes($0.path.bytes, $1.path.bytes) }
-        let selected = scanner.candidates.filter { candidate in
-            guard !candidate.namedDirectly, !(request.include.isEmpty && request.exclude.isEmpty) else { return true }
-            let below = Self.pathBelowArgument(candidate.path.bytes, arguments: request.inputs)
-            return (request.include.isEmpty || request.include.contains { $0.matches(below) })
-                && !request.exclude.contains { $0.matches(below) }
-        }
-        let candidates = options.order.sorted(selected, reversed: options.reverse)
-
+        try OwnOutput.requireFolders(checked + [request.planFile.map { ("--plan", $0.path) }].compactMap { $0 })
         let limits = DecodeLimits(maxPixels: options.maxPixels)
         // Opens inputs of any path length; running out of descriptors fails the run, never a file.
         let opener = InputOpener()
-        let headers = parallelMap(count: candidates.count, jobs: options.jobs) { index in
-            ImageFormats.header(of: candidates[index].path, limits: limits, opener: opener)
+        var inputs: InputSet
+        if let planned = request.fromPlan {
+            inputs = InputSet(planned)
+        } else {
+            inputs = try scanned(request, checked: checked, limits: limits, opener: opener, events: events)
         }
-        try opener.checkRun()
-        var images: [PlannedImage] = []
-        for (candidate, result) in zip(candidates, headers) {
-            switch result {
-            case .success(let (format, header)):
-                if options.colorManagement {
-                    for problem in header.color.warnings { events(.warning(SkippedInput(path: candidate.path, reason: problem.reason))) }
-                }
-                images.append(PlannedImage(path: candidate.path, format: format, source: header, orientation: header.orientation,
-                                           byteSize: candidate.byteSize))
-            case .failure(let error): skipped.append(SkippedInput(path: candidate.path, reason: error.reason))
-            }
+        if request.fromPlan != nil { try OwnOutput.refuseForeign(checked, overwrite: request.overwrite) }
+        var images = inputs.images
+        var skipped = inputs.skipped
+        var sections = inputs.sections
+        if options.sections && request.fromPlan == nil {
+            (images, sections) = Self.grouped(images, candidates: inputs.candidates, arguments: request.inputs)
         }
-        for skip in skipped { events(.skipped(skip)) }
-        guard !images.isEmpty else {
-            throw SheetError(candidates.isEmpty && scanner.skipped.isEmpty
-                             ? "no images found in \(request.inputs.map(\.displayName).joined(separator: ", "))"
-                                + Self.ignoredFiles(scanner.otherKinds)
-                             : "no renderable images (\(skipped.count) skipped)")
-        }
-
-        var sections: [PlannedSection] = []
-        if options.sections { (images, sections) = Self.grouped(images, candidates: candidates, arguments: request.inputs) }
-        let plan = try Planner.plan(images: images, sections: sections, options: options, output: request.output)
+        let paintsNothing = request.planOnly || request.gatherOnly
+        var plan = try Planner.plan(images: images, sections: sections, options: options, output: request.output,
+                                    painting: { number in !paintsNothing && (request.page.map { $0 == number + 1 } ?? true) })
+        // The plan holds the images now; one reference, so painting from a plan file can put its
+        // page's headers in without copying a million entries.
+        images = []
+        inputs.images = []
         if request.onePageOnly && request.page == nil && plan.pages.count > 1 {
             throw SheetError(.usage, "-o - writes one page, and this plan has \(plan.pages.count): add --page-height 0 "
                              + "(one page, however tall) or --page K")
@@ -188,8 +168,6 @@ public enum SheetPipeline {
             try OwnOutput.refuseForeign(written.map { (plan.pages.count == 1 ? "-o" : "page \($0.number)", $0.file) },
                                         overwrite: request.overwrite)
         }
-        try OutputSafety.check(outputs: plan.pages.map(\.file) + [request.manifest, request.html].compactMap { $0 },
-                               inputs: scanner.candidates)
         let pages: [PagePlan]
         if let number = request.page {
             guard (1...plan.pages.count).contains(number) else {
@@ -198,8 +176,15 @@ public enum SheetPipeline {
             }
             pages = [plan.pages[number - 1]]
         } else {
-            pages = request.planOnly ? [] : plan.pages
+            pages = paintsNothing ? [] : plan.pages
         }
+        var candidates = inputs.candidates
+        if request.fromPlan != nil {
+            candidates = try PlanCheck.verify(pages: pages, of: &plan, limits: limits, opener: opener,
+                                              replanChanged: request.replanChanged, jobs: options.jobs, events: events)
+        }
+        try OutputSafety.check(outputs: plan.pages.map(\.file) + [request.manifest, request.html, request.planFile?.path].compactMap { $0 },
+                               inputs: candidates)
         let windows = try PageRendering.windows(
             for: pages, plan: plan, jobs: options.jobs, maxMemory: options.maxMemory,
             advice: "use a smaller --width, more columns, a smaller --max-tile-aspect")
@@ -250,8 +235,11 @@ public enum SheetPipeline {
                 let page = HTMLPage.render(Gallery(plan, title: options.title), htmlPath: html.bytes)
                 try publisher.open(html).write(Array(page.utf8))
             }
+            if let planFile = request.planFile {
+                try PlanFile.write(settings: planFile.settings, plan: plan, skipped: skipped, to: publisher.open(planFile.path))
+            }
             if let manifest = request.manifest {
-                let version = request.planOnly || request.page != nil || plan.pages.count > 1
+                let version = (request.planOnly || request.page != nil) && !request.gatherOnly || plan.pages.count > 1
                     || options.paging.maxImagesPerPage > 0 || options.style.caption != nil || options.title != nil
                     || options.sections ? 2 : 1
                 let listed = version == 1 ? drawn : plan.layout.tiles
@@ -266,7 +254,7 @@ public enum SheetPipeline {
             try publisher.commitAll()
             let report = SheetReport(written: written, pageCount: plan.pages.count,
                                      rendered: pages.isEmpty ? plan.images.count : drawn.count, fromCache: cache?.hits ?? 0,
-                                     otherFilesIgnored: scanner.otherFiles, cacheWarnings: cache?.warnings ?? [], skipped: skipped)
+                                     otherFilesIgnored: inputs.otherFiles, cacheWarnings: cache?.warnings ?? [], skipped: skipped)
             return (plan, report)
         } catch {
             publisher.discardAll()
@@ -317,6 +305,88 @@ public enum SheetPipeline {
             .map { kind, count in "\(kind) (\(count))" }
         return ": \(total == 1 ? "1 file" : "\(total) files") of formats Masonry does not read by name: "
             + listed.joined(separator: ", ") + "; it reads \(ImageFormats.extensionList)"
+    }
+
+    /// The inputs of a run: found by scanning the arguments and reading every header, or taken
+    /// from a plan file.
+    private struct InputSet {
+        var images: [PlannedImage]
+        /// Already grouped (from a plan); empty when the run groups them itself.
+        var sections: [PlannedSection] = []
+        var skipped: [SkippedInput]
+        /// The files found (for `OutputSafety` and grouping); a plan's are checked page by page.
+        var candidates: [InputCandidate] = []
+        var otherFiles = 0
+
+        init(images: [PlannedImage], skipped: [SkippedInput]) {
+            self.images = images
+            self.skipped = skipped
+        }
+
+        init(_ plan: PlanFile) {
+            self.init(images: plan.images, skipped: plan.skipped)
+            sections = plan.sections
+        }
+    }
+
+    /// Scans the request's inputs and reads every header: the images in the run's order, and
+    /// what was skipped (reported through `events`).
+    /// `checked` are the named outputs an existing file of which must be Masonry's own.
+    private static func scanned(_ request: SheetRequest, checked: [(String, RawPath)], limits: DecodeLimits, opener: InputOpener,
+                                events: @escaping @Sendable (SheetEvent) -> Void) throws(SheetError) -> InputSet {
+        let options = request.options
+        let outputs = [request.output] + [request.manifest, request.html, request.planFile?.path].compactMap { $0 }
+        // Earlier outputs are never read as inputs: the sheet, the manifest, and Masonry's pages of
+        // an earlier run (a user's picture named like a page is an input, and is never replaced).
+        var earlierPages: [RawPath] = []
+        for page in Planner.existingPageFiles(output: request.output) {
+            if try request.overwrite ? true : OwnOutput.isOwn(page) { earlierPages.append(page) }
+        }
+        var scanner = InputScanner(recursive: options.recursive, excluding: outputs + earlierPages)
+        try scanner.scan(arguments: request.inputs)
+        try OutputSafety.check(outputs: outputs, inputs: scanner.candidates)
+        try OwnOutput.refuseForeign(checked, overwrite: request.overwrite)
+        // Folder listings come in the file system's order, which differs between machines: report
+        // what the scan skipped in natural order so messages and manifests are reproducible.
+        var skipped = scanner.missingArguments
+            + scanner.skipped.sorted { InputOrder.naturalPrecedes($0.path.bytes, $1.path.bytes) }
+        let selected = scanner.takeCandidates().filter { candidate in
+            guard !candidate.namedDirectly, !(request.include.isEmpty && request.exclude.isEmpty) else { return true }
+            let below = Self.pathBelowArgument(candidate.path.bytes, arguments: request.inputs)
+            return (request.include.isEmpty || request.include.contains { $0.matches(below) })
+                && !request.exclude.contains { $0.matches(below) }
+        }
+        let candidates = options.order.sorted(selected, reversed: options.reverse)
+
+        var headers = parallelMap(count: candidates.count, jobs: options.jobs) { index in
+            ImageFormats.header(of: candidates[index].path, limits: limits, opener: opener)
+        }
+        try opener.checkRun()
+        var images: [PlannedImage] = []
+        images.reserveCapacity(candidates.count)
+        for (candidate, result) in zip(candidates, headers) {
+            switch result {
+            case .success(let (format, header)):
+                if options.colorManagement {
+                    for problem in header.color.warnings { events(.warning(SkippedInput(path: candidate.path, reason: problem.reason))) }
+                }
+                images.append(PlannedImage(path: candidate.path, format: format, source: header, orientation: header.orientation,
+                                           stamp: candidate.stamp))
+            case .failure(let error): skipped.append(SkippedInput(path: candidate.path, reason: error.reason))
+            }
+        }
+        for skip in skipped { events(.skipped(skip)) }
+        headers = []
+        guard !images.isEmpty else {
+            throw SheetError(candidates.isEmpty && scanner.skipped.isEmpty
+                             ? "no images found in \(request.inputs.map(\.displayName).joined(separator: ", "))"
+                                + Self.ignoredFiles(scanner.otherKinds)
+                             : "no renderable images (\(skipped.count) skipped)")
+        }
+        var set = InputSet(images: images, skipped: skipped)
+        set.candidates = candidates
+        set.otherFiles = scanner.otherFiles
+        return set
     }
 
     /// The images grouped into sections, one per folder in natural order of its path (files

@@ -38,6 +38,8 @@ struct BenchOptions {
     var formatsOnly = false
     /// Run only the colour stage (ColorStage.swift).
     var colorOnly = false
+    /// Run only the plan-scale stage (PlanScaleStage.swift).
+    var planScaleOnly = false
     var seed: UInt64 = 20_240_601
 }
 
@@ -64,6 +66,7 @@ func parseOptions() -> BenchOptions {
         case "--small-files-only": options.smallFilesOnly = true
         case "--formats-only": options.formatsOnly = true
         case "--color-only": options.colorOnly = true
+        case "--plan-scale-only": options.planScaleOnly = true
         case "-h", "--help":
             print("""
             usage: masonry-bench [--quick] [--json path] [--corpus dir] [--runs n] [--masonry path]
@@ -82,6 +85,8 @@ func parseOptions() -> BenchOptions {
               --formats-only  run only the WebP, GIF, HEIC and AVIF stage (40 photos converted once by
                            scripts/make-bench-format-corpus.py; quick 12)
               --color-only  run only the colour stage (the JPEG corpus with a Display P3 profile vs untagged)
+              --plan-scale-only  run only the plan-scale stage: masonry --plan-only --plan over 100 k, 300 k and
+                           1 M small PNGs (hard links in nested folders, made once in <corpus>/plan-scale)
             """)
             exit(0)
         default: fail("unknown argument \(argument) (see --help)")
@@ -413,6 +418,13 @@ do {
         fail("no masonry executable at \(masonry): build it first (swift build -c release --product masonry)")
     }
     try FileManager.default.createDirectory(atPath: corpusRoot, withIntermediateDirectories: true)
+    if options.planScaleOnly {
+        try FileManager.default.createDirectory(atPath: corpusRoot + "/out", withIntermediateDirectories: true)
+        try planScaleStage(masonry: masonry, root: corpusRoot + "/plan-scale", outDir: corpusRoot + "/out", runs: runs)
+        printTable()
+        for row in results where !row.note.isEmpty { print("  \(row.stage) / \(row.metric): \(row.note)") }
+        exit(0)
+    }
     try prepareCorpus(at: corpusRoot, plan: plan, log: log)
     let outDir = corpusRoot + "/out"
     try FileManager.default.createDirectory(atPath: outDir, withIntermediateDirectories: true)

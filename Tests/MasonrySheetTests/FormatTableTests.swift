@@ -152,7 +152,7 @@ import TestSupport
             let images = sizes.map { width, height in
                 PlannedImage(path: RawPath("x"), format: ImageFormats.png,
                              source: SourceHeader(width: width, height: height, wholePictureBytes: width * height * bytesPerPixel),
-                             orientation: .up, byteSize: 0)
+                             orientation: .up, stamp: FileStamp(byteSize: 0, modificationTime: 0, inode: 0))
             }
             let plan = try Planner.plan(images: images, options: options, output: RawPath("s.png"))
             return BandScheduler.memoryEstimate(page: plan.pages[0], plan: plan, workers: workers, windowRows: 64)

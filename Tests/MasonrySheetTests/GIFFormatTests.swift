@@ -87,7 +87,7 @@ import TestSupport
             let (format, header) = try ImageFormats.header(of: file, limits: DecodeLimits())
             #expect(format.name == "GIF")
             let image = PlannedImage(path: RawPath(path), format: format, source: header, orientation: header.orientation,
-                                     byteSize: Int64(file.size))
+                                     stamp: FileStamp(byteSize: Int64(file.size), modificationTime: 0, inode: 0))
             let painter = PicturePainter(image: image, limits: DecodeLimits(), opener: InputOpener(), underlay: .white,
                                          enlarge: .smooth, cache: nil)
             var rgb = [UInt8](repeating: 0, count: tile.width * tile.height * 3)

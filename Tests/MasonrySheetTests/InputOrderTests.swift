@@ -48,6 +48,47 @@ import TestSupport
             }
         }
     }
+
+    /// The comparison that skips the common prefix gives the sign of the plain one from the
+    /// first byte (the rule as SPEC §3 states it), on words sharing long prefixes with digit
+    /// runs and leading zeros across the point where they differ.
+    @Test func prefixSkippingCompareEqualsTheRuleFromTheStart() {
+        let seed: UInt64 = 0x32_5EED
+        var random = SplitMix64(seed: seed)
+        let alphabet = Array("a00119Z/.".utf8)
+        let stems = (0..<20).map { _ in (0..<Int(random.next() % 9)).map { _ in alphabet[Int(random.next() % 9)] } }
+        let words = (0..<400).map { _ in
+            stems[Int(random.next() % 20)] + (0..<Int(random.next() % 5)).map { _ in alphabet[Int(random.next() % 9)] }
+        }
+        for a in words {
+            for b in words.prefix(80) {
+                #expect(InputOrder.naturalCompare(a, b).signum() == Self.fromTheStart(a, b).signum(),
+                        "\(String(decoding: a, as: UTF8.self)) vs \(String(decoding: b, as: UTF8.self)) (seed \(seed))")
+            }
+        }
+    }
+
+    /// Natural order walked from the first byte: digit runs by value, then by length; other bytes by value.
+    static func fromTheStart(_ a: [UInt8], _ b: [UInt8]) -> Int {
+        func isDigit(_ byte: UInt8) -> Bool { byte >= 0x30 && byte <= 0x39 }
+        var i = 0, j = 0, tieBreak = 0
+        while i < a.count && j < b.count {
+            if isDigit(a[i]) && isDigit(b[j]) {
+                let startA = i, startB = j
+                while i < a.count && isDigit(a[i]) { i += 1 }
+                while j < b.count && isDigit(b[j]) { j += 1 }
+                let runA = Array(a[startA..<i].drop { $0 == 0x30 }), runB = Array(b[startB..<j].drop { $0 == 0x30 })
+                if runA.count != runB.count { return runA.count < runB.count ? -1 : 1 }
+                if runA != runB { return runA.lexicographicallyPrecedes(runB) ? -1 : 1 }
+                if tieBreak == 0 && (i - startA) != (j - startB) { tieBreak = (i - startA) < (j - startB) ? -1 : 1 }
+            } else {
+                if a[i] != b[j] { return a[i] < b[j] ? -1 : 1 }
+                i += 1
+                j += 1
+            }
+        }
+        return i < a.count ? 1 : j < b.count ? -1 : tieBreak
+    }
 }
 
 @Suite struct RawPathTests {

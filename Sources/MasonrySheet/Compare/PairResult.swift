@@ -17,7 +17,8 @@ public struct PairSideInfo: Sendable, Hashable {
     /// The side as a picture to decode at `path`: compare compares pictures as stored, so no
     /// orientation is applied.
     func planned(at path: RawPath) -> PlannedImage {
-        PlannedImage(path: path, format: format, source: source, orientation: .up, byteSize: 0)
+        PlannedImage(path: path, format: format, source: source, orientation: .up,
+                     stamp: FileStamp(byteSize: 0, modificationTime: 0, inode: 0))
     }
 }
 

@@ -12,7 +12,10 @@ import WebPCodec
 /// that may shrink on load. The scanner, the header pass, the painters, the thumbnail cache
 /// and compare ask `ImageFormats` and never name a format: a new format is one entry in
 /// `ImageFormats.all` plus its codec module.
-public struct ImageFormat: Sendable, Hashable, CustomStringConvertible {
+///
+/// A class, so an image's plan entry holds one reference to its format, not a copy of its
+/// strings and closures (a million planned images hold six formats).
+public final class ImageFormat: Sendable, Hashable, CustomStringConvertible {
     /// The name the manifest and messages use ("PNG", "JPEG").
     public let name: String
     /// What a folder scan picks up, lower case with the dot (names match in any letter case).
@@ -34,8 +37,24 @@ public struct ImageFormat: Sendable, Hashable, CustomStringConvertible {
     /// For formats whose samples must go through their profile while decoding (CMYK JPEGs: the
     /// rows are RGB), `openDecoder` with that transform; nil when every profile is applied to
     /// the resampled RGBA rows.
-    var openConvertingDecoder: (@Sendable (_ file: InputFile, _ limits: DecodeLimits, _ minimumWidth: Int, _ minimumHeight: Int,
+    let openConvertingDecoder: (@Sendable (_ file: InputFile, _ limits: DecodeLimits, _ minimumWidth: Int, _ minimumHeight: Int,
                                            _ transform: ColorTransform) throws(ImageError) -> (header: SourceHeader, rows: any RowSource))?
+
+    init(name: String, folderExtensions: [String], decoderVersion: String, detection: FormatDetection, shrink: ShrinkOnLoad,
+         readHeader: @escaping @Sendable (_ file: InputFile) throws(ImageError) -> SourceHeader,
+         openDecoder: @escaping @Sendable (_ file: InputFile, _ limits: DecodeLimits, _ minimumWidth: Int, _ minimumHeight: Int)
+            throws(ImageError) -> (header: SourceHeader, rows: any RowSource),
+         openConvertingDecoder: (@Sendable (_ file: InputFile, _ limits: DecodeLimits, _ minimumWidth: Int, _ minimumHeight: Int,
+                                            _ transform: ColorTransform) throws(ImageError) -> (header: SourceHeader, rows: any RowSource))? = nil) {
+        self.name = name
+        self.folderExtensions = folderExtensions
+        self.decoderVersion = decoderVersion
+        self.detection = detection
+        self.shrink = shrink
+        self.readHeader = readHeader
+        self.openDecoder = openDecoder
+        self.openConvertingDecoder = openConvertingDecoder
+    }
 
     public static func == (a: ImageFormat, b: ImageFormat) -> Bool { a.name == b.name }
     public func hash(into hasher: inout Hasher) { hasher.combine(name) }
@@ -67,15 +86,16 @@ struct FormatDetection: Sendable {
 }
 
 /// What the header pass learns of a picture, whatever its format.
+///
+/// Stored in 40 bytes (a million planned images hold one each): sides and frame count as 32-bit
+/// values, the colour decision behind one reference, none for an untagged picture.
 public struct SourceHeader: Sendable, Hashable {
-    /// The size as stored, before `orientation`.
-    public let width: Int
-    public let height: Int
+    private let storedWidth: UInt32
+    private let storedHeight: UInt32
+    private let storedFrameCount: UInt32
     /// How the stored picture is turned to be shown (EXIF); `.up` for formats whose decoder
     /// applies the file's own transformations.
     public let orientation: ExifOrientation
-    /// How many frames the file holds (1 for a still; the first is drawn).
-    public let frameCount: Int
     /// The pixels the decoder makes at full size before any crop (a HEIF's coded size, larger
     /// than its `clap`-cropped shown size); the stored size otherwise.
     public let decodedPixels: Int
@@ -84,18 +104,55 @@ public struct SourceHeader: Sendable, Hashable {
     /// decoder that streams rows or holds at most its own bounded budget (JPEG's and WebP's
     /// 256 MiB). Saturates rather than overflows: a header may claim any size.
     public let wholePictureBytes: Int
-    /// The picture's colour space as the file describes it, and what converting it needs.
-    public let color: ColorDecision
+    private let colorBox: ColorBox?
 
+    /// The size as stored, before `orientation`.
+    public var width: Int { Int(storedWidth) }
+    public var height: Int { Int(storedHeight) }
+    /// How many frames the file holds (1 for a still; the first is drawn).
+    public var frameCount: Int { Int(storedFrameCount) }
+    /// The picture's colour space as the file describes it, and what converting it needs.
+    public var color: ColorDecision { colorBox?.decision ?? .untagged }
+    /// The manifest's name of the colour space (`"untagged"`, `"sRGB"`, `"icc:…"`).
+    public var colorName: String { colorBox?.name ?? "untagged" }
+
+    /// Sides and frame count are kept as 32-bit values (every format's header stores them so;
+    /// larger values saturate).
     public init(width: Int, height: Int, orientation: ExifOrientation = .up, frameCount: Int = 1,
                 decodedPixels: Int? = nil, wholePictureBytes: Int = 0, color: ColorDecision = .untagged) {
-        self.width = width
-        self.height = height
+        self.init(width: width, height: height, orientation: orientation, frameCount: frameCount, decodedPixels: decodedPixels,
+                  wholePictureBytes: wholePictureBytes,
+                  colorBox: color == .untagged ? nil : ColorBox(decision: color, name: color.space.manifestName))
+    }
+
+    /// A header known from a plan file: its colour space by name only (drawn as untagged if it
+    /// were painted; a page job reads its pages' headers again instead).
+    init(width: Int, height: Int, orientation: ExifOrientation, frameCount: Int, colorName: String) {
+        self.init(width: width, height: height, orientation: orientation, frameCount: frameCount, decodedPixels: nil,
+                  wholePictureBytes: 0, colorBox: colorName == "untagged" ? nil : ColorBox(decision: .untagged, name: colorName))
+    }
+
+    private init(width: Int, height: Int, orientation: ExifOrientation, frameCount: Int, decodedPixels: Int?,
+                 wholePictureBytes: Int, colorBox: ColorBox?) {
+        storedWidth = UInt32(clamping: width)
+        storedHeight = UInt32(clamping: height)
+        storedFrameCount = UInt32(clamping: frameCount)
         self.orientation = orientation
-        self.frameCount = frameCount
         self.decodedPixels = decodedPixels ?? width * height
         self.wholePictureBytes = wholePictureBytes
-        self.color = color
+        self.colorBox = colorBox
+    }
+
+    /// A colour decision and its manifest name, shared by reference.
+    private final class ColorBox: Sendable, Hashable {
+        let decision: ColorDecision
+        let name: String
+        init(decision: ColorDecision, name: String) {
+            self.decision = decision
+            self.name = name
+        }
+        static func == (a: ColorBox, b: ColorBox) -> Bool { a.decision == b.decision && a.name == b.name }
+        func hash(into hasher: inout Hasher) { hasher.combine(name) }
     }
 
     /// `a * b * c`, or `Int.max` when that overflows.

@@ -12,6 +12,9 @@ public struct InputCandidate: Sendable, Hashable {
     /// True for a file named on the command line, false for one found in a folder.
     public let namedDirectly: Bool
 
+    /// What a plan file records of it.
+    var stamp: FileStamp { FileStamp(byteSize: byteSize, modificationTime: modificationTime, inode: identity?.inode ?? 0) }
+
     init(path: RawPath, modificationTime: Int64, byteSize: Int64, identity: FileIdentity? = nil, namedDirectly: Bool = false) {
         self.path = path
         self.modificationTime = modificationTime
@@ -89,6 +92,12 @@ struct InputScanner {
             guard let entry = output.status(followingLinks: false), entry.st_mode & S_IFMT != S_IFLNK else { return nil }
             return FileIdentity(entry)
         })
+    }
+
+    /// The candidates found, handed over (the scanner keeps none: a million of them are 56 MB).
+    mutating func takeCandidates() -> [InputCandidate] {
+        defer { candidates = [] }
+        return candidates
     }
 
     mutating func scan(arguments: [RawPath]) throws(SheetError) {

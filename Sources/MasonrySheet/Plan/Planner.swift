@@ -41,8 +41,10 @@ enum Planner {
 
     /// The plan for `images` (their sizes from the header pass), with page files named after `output`.
     /// With `sections` (consecutive, covering every image in order), each gets a header band.
+    /// Only the pages `painting` (0-based) says get their tiles' layers (a plan-only run paints
+    /// none, and a million tiles' layers are most of its memory).
     static func plan(images: [PlannedImage], sections: [PlannedSection] = [], options: SheetOptions,
-                     output: RawPath) throws(SheetError) -> SheetPlan {
+                     output: RawPath, painting: (Int) -> Bool = { _ in true }) throws(SheetError) -> SheetPlan {
         let style = options.style
         let sizes = images.map { LayoutSize(width: $0.width, height: $0.height) }
         let titleBand = options.title == nil ? 0 : BitmapFont.builtIn(.large).lineHeight + 2 * titlePadding
@@ -89,6 +91,9 @@ enum Planner {
         }
         let files = pageFiles(output: output, count: layout.pages.count)
         let pages = layout.pages.enumerated().map { number, page in
+            guard painting(number) else {
+                return PagePlan(number: number + 1, file: files[number], height: page.height, tiles: [])
+            }
             var tiles = layout.tiles[page.tiles]
                 .sorted { ($0.frame.y, $0.frame.x) < ($1.frame.y, $1.frame.x) }
                 .map { tile in

@@ -1,6 +1,9 @@
 import BitmapText
 import MasonryLayout
 import Raster
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Everything a run will draw, decided from headers and options alone, before any pixel is
 /// decoded: the pages, their tiles, and each tile's layers. `--plan-only` writes it as the
@@ -12,8 +15,9 @@ public struct SheetPlan: Sendable {
     public let background: RGBA8Color
     /// The geometry: pages and tiles (tile y within its page).
     public let layout: PagedLayout
-    /// The images, by tile index.
-    public let images: [PlannedImage]
+    /// The images, by tile index (a page painted from a plan file puts in its own images as
+    /// their headers are read again).
+    public internal(set) var images: [PlannedImage]
     /// The pages in order, each with its file and its tiles' layers.
     public let pages: [PagePlan]
     /// What lies under every picture: the background, with the tile background over it.
@@ -40,26 +44,51 @@ public struct PlannedImage: Sendable, Hashable {
     /// `.up` in compare, which compares pictures as stored.
     public let orientation: ExifOrientation
     /// The size as shown (`orientation` applied), which the layout uses.
-    public let width: Int
-    public let height: Int
+    public var width: Int { orientation.swapsAxes ? source.height : source.width }
+    public var height: Int { orientation.swapsAxes ? source.width : source.height }
+    /// The file as the scan saw it: its size (`{bytes}` in captions), modification time and inode,
+    /// which a page painted from a plan file checks the file against.
+    public let stamp: FileStamp
     /// The file's size in bytes (`{bytes}` in captions).
-    public let byteSize: Int64
+    public var byteSize: Int64 { stamp.byteSize }
+    /// The manifest's `"color"`: what the file says its colour space is.
+    public var colorName: String { source.colorName }
 
-    init(path: RawPath, format: ImageFormat, source: SourceHeader, orientation: ExifOrientation, byteSize: Int64) {
+    init(path: RawPath, format: ImageFormat, source: SourceHeader, orientation: ExifOrientation, stamp: FileStamp) {
         self.path = path
         self.format = format
         self.source = source
         self.orientation = orientation
-        width = orientation.swapsAxes ? source.height : source.width
-        height = orientation.swapsAxes ? source.width : source.height
-        self.byteSize = byteSize
+        self.stamp = stamp
     }
 
     /// A stand-in of the given size for what is not one file (a compare pair, whose size the
     /// band scheduler's memory estimate reads).
     init(standingIn path: RawPath, width: Int, height: Int) {
         self.init(path: path, format: ImageFormats.png, source: SourceHeader(width: width, height: height), orientation: .up,
-                  byteSize: 0)
+                  stamp: FileStamp(byteSize: 0, modificationTime: 0, inode: 0))
+    }
+}
+
+/// What a plan remembers of an input file, to tell whether it changed since: cheap to compare
+/// (one `stat`) and sure for a file rewritten in place or replaced. The device is left out: it
+/// differs between machines mounting the same share, where the inode (NFS's file id) does not.
+public struct FileStamp: Sendable, Hashable {
+    public let byteSize: Int64
+    /// Nanoseconds since 1970.
+    public let modificationTime: Int64
+    public let inode: UInt64
+
+    public init(byteSize: Int64, modificationTime: Int64, inode: UInt64) {
+        self.byteSize = byteSize
+        self.modificationTime = modificationTime
+        self.inode = inode
+    }
+
+    init(_ status: stat) {
+        self.init(byteSize: Int64(status.st_size),
+                  modificationTime: Int64(status.st_mtim.tv_sec) * 1_000_000_000 + Int64(status.st_mtim.tv_nsec),
+                  inode: UInt64(status.st_ino))
     }
 }
 
@@ -77,7 +106,8 @@ public struct PagePlan: Sendable {
     public let number: Int
     public let file: RawPath
     public let height: Int
-    /// The page's tiles in order of their top edge (then x), the order the band scheduler paints them in.
+    /// The page's tiles in order of their top edge (then x), the order the band scheduler paints
+    /// them in; empty for a page the run does not paint (`Planner.plan`'s `painting`).
     let tiles: [TilePlan]
 }
 

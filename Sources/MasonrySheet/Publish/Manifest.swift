@@ -31,7 +31,7 @@ struct Manifest {
                                            ("format", .string(image.format.name))]
             if image.source.frameCount > 1 { added.append(("frames", .int(image.source.frameCount))) }
             // The source's colour space as its file describes it (with or without --no-color-management).
-            added.append(("color", .string(image.source.color.space.manifestName)))
+            added.append(("color", .string(image.colorName)))
             if version >= 2 { added.append(("page", .int(layout.page(ofTile: tile.index) + 1))) }
             var item = try JSON(encoding: LayoutDescription.Item(tile)).inserting(added, after: "index")
             if !plan.captions.isEmpty {
