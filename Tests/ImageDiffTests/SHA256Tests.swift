@@ -4,7 +4,7 @@ import Testing
 import TestSupport
 
 @Suite struct SHA256Tests {
-    typealias Hasher = SHA256
+    typealias Hasher = Digest.SHA256
 
     /// FIPS 180-4 examples (NIST CSRC "SHA256.pdf", "SHA2_Additional.pdf").
     @Test(arguments: [

@@ -28,8 +28,8 @@ import TestSupport
     @Test(arguments: ImageFormats.all)
     func everyFormatHasASampleThatOnlyItsOwnSignatureClaims(format: ImageFormat) throws {
         let bytes = try Self.sample(of: format)
-        let prefix = Array(bytes.prefix(ImageFormats.prefixLength))
-        #expect(ImageFormats.all.filter { $0.matches(prefix) } == [format])
+        let prefix = Array(bytes.prefix(ImageFormats.detectionPrefixBytes))
+        #expect(ImageFormats.all.filter { $0.detection.matches(Array(prefix.prefix($0.detection.prefixBytes))) } == [format])
         let folder = TemporaryFolder()
         try Self.write(bytes, to: folder.file("picture"))
         let file = try InputFile(path: folder.file("picture"))
