@@ -22,6 +22,19 @@ v16 = ⌊v × 65535 + 0.5⌋ and sRGB-encoded (round(255 × srgb(v16 / 65535)));
 inverted; palette entries' high bytes; associated alpha divided out at 16 bits, rounded;
 CMYK through Pillow's naive conversion, or (with a profile) through ImageCms, perceptual.
 
+The conformance set (`python3 scripts/make-tiff-fixtures.py --conformance PILLOW_CHECKOUT`
+copies it; without the argument the committed copy is used): TIFFs from Pillow's own test
+images (Tests/images, MIT-CMU licence, the LICENSE.md there) into Fixtures/conformance/, with
+`conformance.txt`: name, then `skip` and the reason Masonry gives (SPEC §12 lists each), or the
+rows Masonry makes, the check (`exact`: the SHA-256 of Pillow's decode in that form; `psnr`: a
+lossy file, or one whose 16-bit or premultiplied samples Pillow reduces otherwise than the
+mapping above, against NAME.ref.png by PSNR; with alpha, of the colours premultiplied) and
+the digest. Pillow's rows are the stored ones (a file with an Orientation tag is decoded from a
+copy whose tag says 1: Pillow turns the rows, Masonry leaves that to the sheet). Pillow's decode is taken as
+`convert("L" / "RGB" / "RGBA")`, except 16-bit and float grey, whose arrays go through the
+mapping (Pillow's own convert clips them). A file Pillow cannot read (WebP inside: Pillow's
+libtiff lacks it) is first rewritten uncompressed by tiffcp.
+
 It also writes the seeds of the `tiff-header` and `tiff-decode` fuzz targets
 (Tests/FuzzReplayTests/Corpus/).
 """
@@ -271,5 +284,89 @@ def write_fuzz_seeds():
             shutil.copyfile(os.path.join(OUT, name + ".tif"), os.path.join(folder, name + ".tif"))
 
 
+CONFORMANCE = os.path.join(OUT, "conformance")
+# name: the reason Masonry gives (SPEC §12's list of what is not read)
+CONFORMANCE_SKIPS = {
+    "lab.tif": "TIFF photometric interpretation 8 is not supported",
+    "old-style-jpeg-compression.tif": "TIFF YCbCr samples are only read JPEG-compressed",
+    "separate_planar_extra_samples.tiff": "TIFF signed integer samples are not supported",
+}
+CONFORMANCE_FILES = [
+    "hopper_g4.tif", "g4_orientation_1.tif", "g4_orientation_6.tif", "g4-multi.tiff", "16bit.cropped.tif",
+    "16bit.MM.deflate.tif", "12bit.cropped.tif", "16_bit_noise.tif", "hopper_gray_4bpp.tif",
+    "tiff_gray_2_4_bpp/hopper2.tif", "tiff_gray_2_4_bpp/hopper2I.tif", "tiff_gray_2_4_bpp/hopper4R.tif",
+    "hopper_jpg.tif", "hopper_lzw.tif", "hopper_bigtiff.tif", "hopper.iccprofile.tif", "hopper_lzma.tif",
+    "hopper_webp.tif", "hopper_float_dpi_None.tif", "10ct_32bit_128.tiff", "tiff_strip_ycbcr_jpeg_2x2_sampling.tif",
+    "tiff_tiled_ycbcr_jpeg_2x2_sampling.tif", "tiff_strip_cmyk_jpeg.tif", "tiff_16bit_RGB.tiff", "tiff_16bit_RGBa.tiff",
+    "tiff_strip_planar_16bit_RGB.tiff", "tiff_tiled_planar_16bit_RGBa.tiff", "multipage.tiff", "child_ifd.tiff",
+    "pil168.tif", "pil136.tiff", "copyleft.tiff", "lab.tif", "old-style-jpeg-compression.tif",
+    "separate_planar_extra_samples.tiff",
+]
+
+
+def conformance(pillow_checkout):
+    os.makedirs(CONFORMANCE, exist_ok=True)
+    if pillow_checkout:
+        for name in CONFORMANCE_FILES:
+            shutil.copyfile(os.path.join(pillow_checkout, "Tests", "images", name),
+                            os.path.join(CONFORMANCE, os.path.basename(name)))
+    lines = []
+    for name in sorted(os.path.basename(n) for n in CONFORMANCE_FILES):
+        path = os.path.join(CONFORMANCE, name)
+        if name in CONFORMANCE_SKIPS:
+            with Image.open(path) as image:
+                image.load()   # Pillow draws it: the skip is a listed one
+            lines.append(f"{name} skip {CONFORMANCE_SKIPS[name]}")
+            continue
+        with tempfile.TemporaryDirectory() as scratch:
+            stored = os.path.join(scratch, "stored.tif")
+            shutil.copyfile(path, stored)
+            with tifffile.TiffFile(stored) as tiff:
+                orientation = tiff.pages[0].tags.get("Orientation")
+                at = orientation.valueoffset if orientation is not None and orientation.value != 1 else None
+                big_endian = tiff.byteorder == ">"
+            if at is not None:
+                # Pillow turns the rows by the tag; the rows as stored come from a copy without it.
+                with open(stored, "r+b") as f:
+                    f.seek(at)
+                    f.write((1).to_bytes(2, "big" if big_endian else "little"))
+            try:
+                image = Image.open(stored)
+                image.load()
+            except OSError:
+                plain = os.path.join(scratch, "plain.tif")
+                tiffcp(["-c", "none"], stored, plain)
+                image = Image.open(plain)
+                image.load()
+            mode, check = image.mode, "exact"
+            bits = image.tag_v2.get(258, (8,))
+            if mode in ("I;16", "I;16B", "I;16L", "F"):
+                values = numpy.asarray(image)
+                # Pillow keeps a 12-bit sample's value in its 16-bit array: scaled by the file's bits.
+                rows = scale(values.astype(numpy.uint32), max(bits)) if mode != "F" else srgb8(float16bits(values))
+                kind = "grey8"
+            else:
+                alpha = "A" in mode or mode == "RGBa" or (mode == "P" and "transparency" in image.info)
+                kind = "rgba8" if alpha else "grey8" if mode in ("1", "L") else "rgb8"
+                rows = numpy.asarray(image.convert({"grey8": "L", "rgb8": "RGB", "rgba8": "RGBA"}[kind]))
+                lossy = image.info.get("compression") in ("jpeg", "tiff_jpeg")
+                associated = 1 in tuple(image.tag_v2.get(338, ()))   # Pillow divides the alpha out at 8 bits
+                if lossy or max(bits) > 8 or associated:
+                    check = "psnr"
+            if check == "psnr":
+                shown = rows if rows.ndim == 3 else numpy.stack([rows] * 3, axis=-1)
+                Image.fromarray(shown).save(os.path.join(CONFORMANCE, name + ".ref.png"), optimize=True)
+            digest = hashlib.sha256(numpy.ascontiguousarray(rows).tobytes()).hexdigest()
+            lines.append(f"{name} {kind} {check} {digest}")
+    with open(os.path.join(CONFORMANCE, "conformance.txt"), "w") as f:
+        f.write("# name, then skip and Masonry's reason, or rows check sha256(Pillow's rows); by scripts/make-tiff-fixtures.py\n")
+        f.write("\n".join(lines) + "\n")
+
+
 if __name__ == "__main__":
-    main()
+    import sys
+    if sys.argv[1:2] == ["--conformance"]:
+        conformance(sys.argv[2] if len(sys.argv) > 2 else None)
+    else:
+        main()
+        conformance(None)

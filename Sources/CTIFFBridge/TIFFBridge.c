@@ -219,8 +219,16 @@ mb_status mtiff_open(int fd, int64_t size, uint64_t ifd_offset, int64_t max_allo
         TIFFGetFieldDefaulted(tif, TIFFTAG_SAMPLESPERPIXEL, &value16); info->samples_per_pixel = value16;
         TIFFGetFieldDefaulted(tif, TIFFTAG_BITSPERSAMPLE, &value16); info->bits_per_sample = value16;
         TIFFGetFieldDefaulted(tif, TIFFTAG_SAMPLEFORMAT, &value16); info->sample_format = value16;
-        value16 = 0;
-        TIFFGetField(tif, TIFFTAG_PHOTOMETRIC, &value16); info->photometric = value16;
+        if (TIFFGetField(tif, TIFFTAG_PHOTOMETRIC, &value16)) {
+            info->photometric = value16;
+        } else {
+            // No tag: the header walk's guess (libtiff's and Pillow's), RGB for three colour
+            // samples or more, else min-is-black; set, so that libtiff's sizes follow it.
+            uint16_t extra_count = 0, *extra = NULL;
+            TIFFGetField(tif, TIFFTAG_EXTRASAMPLES, &extra_count, &extra);
+            info->photometric = info->samples_per_pixel - extra_count >= 3 ? PHOTOMETRIC_RGB : PHOTOMETRIC_MINISBLACK;
+            TIFFSetField(tif, TIFFTAG_PHOTOMETRIC, info->photometric);
+        }
         TIFFGetFieldDefaulted(tif, TIFFTAG_PLANARCONFIG, &value16); info->planar_configuration = value16;
         TIFFGetFieldDefaulted(tif, TIFFTAG_COMPRESSION, &value16); info->compression = value16;
         if (TIFFIsTiled(tif)) {

@@ -234,12 +234,12 @@ public struct TIFFImageDirectory: Sendable, Hashable {
         let formats = try entries.values(of: .sampleFormat, &reader, maxCount: 64) ?? [1]
         sampleFormat = Int(clamping: formats.first ?? 1)
         compression = try optional(.compression, 1)
-        guard let photometric = try entries.value(of: .photometric, &reader) else {
-            throw ImageError(.malformed, "TIFF image directory has no PhotometricInterpretation")
-        }
-        self.photometric = Int(clamping: photometric)
         planarConfiguration = try optional(.planarConfiguration, 1)
         extraSamples = (try entries.values(of: .extraSamples, &reader, maxCount: 64) ?? []).map { Int(clamping: $0) }
+        // Without the tag, libtiff's guess (and Pillow's): RGB for three colour samples or
+        // more, else min-is-black.
+        let guessed = samplesPerPixel - extraSamples.count >= 3 ? Self.rgb : Self.minIsBlack
+        photometric = Int(clamping: try entries.value(of: .photometric, &reader) ?? UInt64(guessed))
         inkSet = try optional(.inkSet, 1)
         guard extraSamples.count < samplesPerPixel else {
             throw ImageError(.malformed, "TIFF image lists \(extraSamples.count) extra samples of \(samplesPerPixel)")
