@@ -136,7 +136,7 @@ let package = Package(
         // Thumbnails kept between runs (issue #15); CRC-32 from zlib.
         .target(name: "ThumbnailCache", dependencies: ["CZlib", "WorkerThreads"]),
         .executableTarget(name: "masonry", dependencies: ["MasonryCommand", "MasonrySheet"]),
-        .executableTarget(name: "masonry-bench", dependencies: ["CodecCore", "ColorManagement", "MasonrySheet", "PNGCodec", "JPEGCodec", "MasonryLayout", "Raster", "SeededRandom", "WorkerThreads"]),
+        .executableTarget(name: "masonry-bench", dependencies: ["CodecCore", "ColorManagement", "MasonrySheet", "PNGCodec", "JPEGCodec", "TIFFCodec", "MasonryLayout", "Raster", "SeededRandom", "WorkerThreads"]),
         .target(name: "GalleryPage", dependencies: ["BitmapText"]),
         .executableTarget(name: "gallery-page-bench", dependencies: ["CodecCore", "GalleryPage", "PNGCodec", "HeadlessChromium"]),
         // Headless Chromium over the DevTools pipe, for gallery-page-bench and the browser tests.

@@ -205,7 +205,7 @@ mb_status mtiff_open(int fd, int64_t size, uint64_t ifd_offset, int64_t max_allo
     mb_status status = MB_OK;
     if (!d->tif) {
         status = failure(d, MB_MALFORMED, "libtiff could not open the file");
-    } else if (TIFFCurrentDirOffset(d->tif) != ifd_offset && !TIFFSetSubDirectory(d->tif, ifd_offset)) {
+    } else if (ifd_offset != 0 && TIFFCurrentDirOffset(d->tif) != ifd_offset && !TIFFSetSubDirectory(d->tif, ifd_offset)) {
         status = failure(d, MB_MALFORMED, "libtiff could not read the image directory");
     }
     if (status == MB_OK) {
@@ -551,4 +551,30 @@ mb_status mtiff_read_row(mtiff_decoder *d, uint8_t *row) {
     convert_row(d, y, row);
     d->next_row++;
     return MB_OK;
+}
+
+// MARK: The floor
+
+mb_status mtiff_floor_decode(int fd, int64_t size, uint64_t *pixels, mb_message *message) {
+    mtiff_decoder *d = NULL;
+    mtiff_directory directory;
+    mb_status status = mtiff_open(fd, size, 0, INT64_MAX / 2, &d, &directory, message);
+    if (status != MB_OK) return status;
+    TIFF *tif = d->tif;
+    current_message = &d->message;
+    int tiled = TIFFIsTiled(tif);
+    tmsize_t chunk = tiled ? TIFFTileSize(tif) : TIFFStripSize(tif);
+    uint32_t chunks = tiled ? TIFFNumberOfTiles(tif) : TIFFNumberOfStrips(tif);
+    void *buffer = chunk > 0 ? _TIFFmalloc(chunk) : NULL;
+    if (!buffer) status = failure(d, MB_LIMIT, "out of memory");
+    for (uint32_t i = 0; status == MB_OK && i < chunks; i++) {
+        tmsize_t got = tiled ? TIFFReadEncodedTile(tif, i, buffer, chunk) : TIFFReadEncodedStrip(tif, i, buffer, chunk);
+        if (got < 0) status = failure(d, MB_MALFORMED, "libtiff could not decode a strip or tile");
+    }
+    current_message = NULL;
+    if (buffer) _TIFFfree(buffer);
+    *pixels = (uint64_t)directory.width * directory.height;
+    if (status != MB_OK) *message = d->message;
+    mtiff_destroy(d);
+    return status;
 }

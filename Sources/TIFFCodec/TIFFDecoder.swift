@@ -157,4 +157,14 @@ public final class TIFFDecoder: RowSource {
             && Int(directory.planar_configuration) == level.planarConfiguration && Int(directory.compression) == level.compression
             && Int(directory.tile_width) == (level.tileWidth ?? 0) && Int(directory.tile_height) == (level.tileHeight ?? 0)
     }
+
+    /// libtiff's own full decode of the first page (every strip or tile, no conversion): the
+    /// floor masonry-bench measures the TIFF sheet against. Returns the page's pixel count.
+    public static func libraryFloorDecode(file: InputFile) throws(ImageError) -> Int {
+        var pixels: UInt64 = 0
+        var message = mb_message()
+        let status = mtiff_floor_decode(file.descriptor, Int64(file.size), &pixels, &message)
+        guard status == MB_OK else { throw ImageError(bridge: status, message: message, fallback: "libtiff could not decode the file") }
+        return Int(pixels)
+    }
 }

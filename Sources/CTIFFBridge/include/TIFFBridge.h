@@ -46,7 +46,7 @@ typedef struct mtiff_decoder mtiff_decoder;
 const char *mtiff_library_version(void);
 
 /// Opens `fd` (`size` bytes; not closed by the bridge) and selects the directory at
-/// `ifd_offset` (the first one is read by the open itself). libtiff allocates at most
+/// `ifd_offset` (0, or the first one's offset: the one the open itself reads). libtiff allocates at most
 /// `max_allocation` bytes at once. On success `*decoder` is set and `directory` filled in.
 mb_status mtiff_open(int fd, int64_t size, uint64_t ifd_offset, int64_t max_allocation,
                      mtiff_decoder **decoder, mtiff_directory *directory, mb_message *message);
@@ -64,5 +64,10 @@ mb_status mtiff_read_row(mtiff_decoder *decoder, uint8_t *row);
 const mb_message *mtiff_message(const mtiff_decoder *decoder);
 
 void mtiff_destroy(mtiff_decoder *decoder);
+
+/// The decode floor of masonry-bench: libtiff alone decodes every strip or tile of the first
+/// directory (TIFFReadEncodedStrip / TIFFReadEncodedTile into one buffer; no conversion).
+/// `*pixels` is the directory's pixel count.
+mb_status mtiff_floor_decode(int fd, int64_t size, uint64_t *pixels, mb_message *message);
 
 #endif
