@@ -49,7 +49,7 @@ let package = Package(
             providers: [.apt(["libdeflate-dev"])]
         ),
         // The only code that calls libpng: owns every setjmp.
-        .target(name: "CPNGBridge", dependencies: ["CLibPNG"]),
+        .target(name: "CPNGBridge", dependencies: ["CBridgeSupport", "CLibPNG"]),
         // The fast whole-image decoder for plain PNGs (libdeflate, SSE2); no libpng.
         .target(name: "CPNGFastDecode", dependencies: ["CLibDeflate"]),
         // Masonry's own deflate encoder (runs and dynamic Huffman codes) for the PNG writer.
@@ -80,7 +80,7 @@ let package = Package(
             providers: [.apt(["libjpeg62-turbo-dev"])]
         ),
         // The only code that calls libjpeg: owns every setjmp.
-        .target(name: "CJPEGBridge", dependencies: ["CLibJPEG"]),
+        .target(name: "CJPEGBridge", dependencies: ["CBridgeSupport", "CLibJPEG"]),
         .target(name: "JPEGCodec", dependencies: ["CodecCore", "CJPEGBridge", "Raster", "ColorManagement"]),
         // libwebp from Debian (libwebp-dev).
         .systemLibrary(
@@ -89,13 +89,13 @@ let package = Package(
             providers: [.apt(["libwebp-dev"])]
         ),
         // The only code that calls libwebp: the incremental decoder, fed with pread blocks.
-        .target(name: "CWebPBridge", dependencies: ["CLibWebP"]),
+        .target(name: "CWebPBridge", dependencies: ["CBridgeSupport", "CLibWebP"]),
         .target(name: "WebPCodec", dependencies: ["CodecCore", "CWebPBridge", "Raster"]),
         // giflib from Debian (libgif-dev); it ships no pkg-config file, so the module map links `gif`.
         .systemLibrary(name: "CLibGIF", providers: [.apt(["libgif-dev"])]),
         // The only code that calls giflib: reads through pread, keeps giflib's error text. C code
         // includes gif_lib.h without the module, so the module map's `link` needs repeating here.
-        .target(name: "CGIFBridge", dependencies: ["CLibGIF"], linkerSettings: [.linkedLibrary("gif")]),
+        .target(name: "CGIFBridge", dependencies: ["CBridgeSupport", "CLibGIF"], linkerSettings: [.linkedLibrary("gif")]),
         .target(name: "GIFCodec", dependencies: ["CodecCore", "CGIFBridge", "Raster"]),
         // libheif from Debian (libheif-dev 1.15: libde265 for HEVC, dav1d and aom for AV1).
         .systemLibrary(
@@ -150,19 +150,19 @@ let package = Package(
         .systemLibrary(name: "CSanitizerRuntime"),
 
         // Tests. TestSupport holds what several test targets share.
-        .target(name: "TestSupport", dependencies: ["Digest", "CodecCore", "PNGCodec", "SeededRandom", "CZlib", "WorkerThreads", "Raster"], path: "Tests/TestSupport"),
-        .testTarget(name: "PNGCodecTests", dependencies: ["Digest", "CodecCore", "PNGCodec", "CPNGBridge", "CZlib", "Raster", "TestSupport"], resources: [.copy("Fixtures")]),
+        .target(name: "TestSupport", dependencies: ["CodecCore", "PNGCodec", "SeededRandom", "CZlib", "WorkerThreads", "Raster"], path: "Tests/TestSupport"),
+        .testTarget(name: "PNGCodecTests", dependencies: ["CodecCore", "PNGCodec", "CPNGBridge", "CZlib", "Raster", "TestSupport"], resources: [.copy("Fixtures")]),
         .testTarget(name: "DeflateTests", dependencies: ["CodecCore", "Deflate", "TestSupport"]),
         .testTarget(name: "WorkerThreadsTests", dependencies: ["CodecCore", "WorkerThreads"]),
         .testTarget(name: "MasonryLayoutTests", dependencies: ["CodecCore", "MasonryLayout", "TestSupport"]),
         .testTarget(name: "ColorManagementTests", dependencies: ["CodecCore", "ColorManagement", "WorkerThreads", "PNGCodec", "JPEGCodec", "WebPCodec", "HEIFCodec", "Raster", "SeededRandom", "FuzzTargets", "TestSupport"], resources: [.copy("Fixtures")]),
         .testTarget(name: "JPEGCodecTests", dependencies: ["CodecCore", "JPEGCodec", "PNGCodec", "Raster", "TestSupport"], resources: [.copy("Fixtures")]),
-        .testTarget(name: "WebPCodecTests", dependencies: ["Digest", "CodecCore", "WebPCodec", "PNGCodec", "Raster", "TestSupport"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "WebPCodecTests", dependencies: ["CodecCore", "WebPCodec", "PNGCodec", "Raster", "TestSupport"], resources: [.copy("Fixtures")]),
         .testTarget(name: "GIFCodecTests", dependencies: ["CodecCore", "GIFCodec", "PNGCodec", "Raster", "TestSupport"], resources: [.copy("Fixtures")]),
         .testTarget(name: "HEIFCodecTests", dependencies: ["CodecCore", "HEIFCodec", "PNGCodec", "Raster", "TestSupport"], resources: [.copy("Fixtures")]),
         .testTarget(name: "TIFFCodecTests", dependencies: ["Digest", "CodecCore", "TIFFCodec", "ColorManagement", "PNGCodec", "Raster", "TestSupport"], resources: [.copy("Fixtures")]),
         .testTarget(name: "RasterTests", dependencies: ["CodecCore", "Raster", "TestSupport"], resources: [.copy("Fixtures")]),
-        .testTarget(name: "MasonrySheetTests", dependencies: ["Digest", "CodecCore", "MasonrySheet", "MasonryCommand", "MasonryLayout", "BitmapText", "PNGCodec", "Raster", "TestSupport"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "MasonrySheetTests", dependencies: ["CodecCore", "MasonrySheet", "MasonryCommand", "MasonryLayout", "BitmapText", "PNGCodec", "Raster", "TestSupport"], resources: [.copy("Fixtures")]),
         .testTarget(name: "BitmapTextTests", dependencies: ["CodecCore", "BitmapText", "MasonrySheet", "PNGCodec", "Raster", "TestSupport"], resources: [.copy("Fixtures")]),
         .testTarget(name: "CompareConfigTests", dependencies: ["CodecCore", "CompareConfig", "ImageDiff", "TestSupport"]),
         .testTarget(name: "ImageDiffTests", dependencies: ["Digest", "CodecCore", "ImageDiff", "PNGCodec", "TestSupport"], resources: [.copy("Fixtures")]),

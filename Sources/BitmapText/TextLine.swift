@@ -54,17 +54,34 @@ public struct TextLine: Sendable, Hashable {
     /// (prefix first), never splitting an escape such as `\xff`; "…" alone when nothing more
     /// fits, and the empty line when even "…" does not.
     public func fitted(toWidth maxWidth: Int, in font: BitmapFont) -> TextLine {
+        fitted(toWidth: maxWidth, in: font, keepingEnd: false)
+    }
+
+    /// Shortened as `fitted(toWidth:in:)`, or, with `keepingEnd`, favouring the end: the
+    /// suffix takes units until it fills two thirds of the room, the prefix then takes what is
+    /// left, and the suffix any rest. For captions of a series (`IMG_20240611_0001.jpg`,
+    /// `IMG_20240611_0002.jpg`): names that share a prefix differ at the end of the stem, where
+    /// numbers and variants live, and that end (with the extension) stays readable.
+    public func fitted(toWidth maxWidth: Int, in font: BitmapFont, keepingEnd: Bool) -> TextLine {
         if width(in: font) <= maxWidth { return self }
         let ellipsis: Unicode.Scalar = "\u{2026}"
         guard font.advance(of: ellipsis) <= maxWidth else { return TextLine(scalars: []) }
         let units = drawnUnits
         var budget = maxWidth - font.advance(of: ellipsis)
         var front = 0, back = units.count, takeFront = true
-        while front < back {
-            let unit = takeFront ? units[front] : units[back - 1]
-            let unitWidth = scalars[unit].reduce(0) { $0 + font.advance(of: $1) }
-            guard unitWidth <= budget else { break }
-            budget -= unitWidth
+        func unitWidth(_ index: Int) -> Int { scalars[units[index]].reduce(0) { $0 + font.advance(of: $1) } }
+        if keepingEnd {
+            let suffixShare = budget * 2 / 3
+            var used = 0
+            while front < back, used + unitWidth(back - 1) <= suffixShare { used += unitWidth(back - 1); back -= 1 }
+            budget -= used
+            while front < back, unitWidth(front) <= budget { budget -= unitWidth(front); front += 1 }
+            while front < back, unitWidth(back - 1) <= budget { budget -= unitWidth(back - 1); back -= 1 }
+        }
+        while !keepingEnd && front < back {
+            let width = unitWidth(takeFront ? front : back - 1)
+            guard width <= budget else { break }
+            budget -= width
             if takeFront { front += 1 } else { back -= 1 }
             takeFront.toggle()
         }

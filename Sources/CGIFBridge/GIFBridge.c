@@ -33,9 +33,8 @@ static int read_input(GifFileType *gif, GifByteType *target, int count) {
     int total = 0;
     while (total < count) {
         if (d->position == d->buffered) {
-            ssize_t got = pread(d->fd, d->buffer, sizeof d->buffer, d->offset);
+            ssize_t got = mb_pread_full(d->fd, d->buffer, sizeof d->buffer, d->offset);
             if (got < 0) {
-                if (errno == EINTR) continue;
                 d->read_errno = errno;
                 break;
             }
@@ -81,24 +80,24 @@ const char *mgif_decoder_message(const mgif_decoder *d) { return d->text; }
 
 /// The status and text for giflib's error `code`: a failed or short read says why the
 /// bytes ran out, everything else is giflib's words.
-static mgif_status failed(mgif_decoder *d, int code) {
+static mb_status failed(mgif_decoder *d, int code) {
     d->stage = -1;
     if (d->read_errno != 0) {
         snprintf(d->text, sizeof d->text, "read failed: %s", strerror(d->read_errno));
-        return MGIF_IO;
+        return MB_IO;
     }
     if (d->reached_end) {
         snprintf(d->text, sizeof d->text, "the file ends early");
-        return MGIF_TRUNCATED;
+        return MB_TRUNCATED;
     }
     const char *words = GifErrorString(code);
     snprintf(d->text, sizeof d->text, "%s", words != NULL ? words : "unknown giflib error");
-    return code == D_GIF_ERR_NOT_ENOUGH_MEM ? MGIF_LIMIT : MGIF_MALFORMED;
+    return code == D_GIF_ERR_NOT_ENOUGH_MEM ? MB_LIMIT : MB_MALFORMED;
 }
 
-static mgif_status usage(mgif_decoder *d, const char *text) {
+static mb_status usage(mgif_decoder *d, const char *text) {
     snprintf(d->text, sizeof d->text, "%s", text);
-    return MGIF_USAGE;
+    return MB_USAGE;
 }
 
 /// Reads one extension's sub-blocks to its terminator; a graphic control extension whose
@@ -117,7 +116,7 @@ static int skip_extension(mgif_decoder *d, mgif_first_frame *frame) {
     return GIF_OK;
 }
 
-mgif_status mgif_decoder_open(mgif_decoder *d, mgif_first_frame *frame) {
+mb_status mgif_decoder_open(mgif_decoder *d, mgif_first_frame *frame) {
     if (d->stage != 0) return usage(d, "open comes once");
     memset(frame, 0, sizeof *frame);
     frame->transparent_index = -1;
@@ -138,7 +137,7 @@ mgif_status mgif_decoder_open(mgif_decoder *d, mgif_first_frame *frame) {
         } else {
             snprintf(d->text, sizeof d->text, "no image before the trailer");
             d->stage = -1;
-            return MGIF_MALFORMED;
+            return MB_MALFORMED;
         }
     }
     if (DGifGetImageDesc(gif) == GIF_ERROR) return failed(d, gif->Error);
@@ -160,13 +159,13 @@ mgif_status mgif_decoder_open(mgif_decoder *d, mgif_first_frame *frame) {
     }
     d->lines_left = frame->height;
     d->stage = 1;
-    return MGIF_OK;
+    return MB_OK;
 }
 
-mgif_status mgif_decoder_read_line(mgif_decoder *d, uint8_t *indices) {
+mb_status mgif_decoder_read_line(mgif_decoder *d, uint8_t *indices) {
     if (d->stage != 1) return usage(d, "read_line needs an open decoder");
     if (d->lines_left == 0) return usage(d, "every line was already read");
     if (DGifGetLine(d->gif, indices, d->gif->Image.Width) == GIF_ERROR) return failed(d, d->gif->Error);
     d->lines_left--;
-    return MGIF_OK;
+    return MB_OK;
 }

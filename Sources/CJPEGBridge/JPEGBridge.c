@@ -26,7 +26,7 @@ enum {
 typedef struct {
     struct jpeg_error_mgr pub;
     jmp_buf jump;
-    mjpg_status status;   // set before ERREXIT when the cause is known (I/O)
+    mb_status status;   // set before ERREXIT when the cause is known (I/O)
     char text[MESSAGE_CAPACITY];
     char warning[MESSAGE_CAPACITY];
 } failure;
@@ -35,11 +35,11 @@ typedef struct {
 /// setjmp of the current bridge call. Never returns.
 static void on_error_exit(j_common_ptr cinfo) {
     failure *f = (failure *)cinfo->err;
-    if (f->status == MJPG_OK) {
+    if (f->status == MB_OK) {
         int code = f->pub.msg_code;
         f->status = (code == JERR_NO_BACKING_STORE || code == JERR_OUT_OF_MEMORY
                      || code == JERR_IMAGE_TOO_BIG || code == JERR_WIDTH_OVERFLOW)
-            ? MJPG_LIMIT : MJPG_MALFORMED;
+            ? MB_LIMIT : MB_MALFORMED;
         f->pub.format_message(cinfo, f->text);
     }
     longjmp(f->jump, 1);
@@ -86,12 +86,9 @@ static void source_init(j_decompress_ptr cinfo) { (void)cinfo; }
 /// a picture (grey below the cut), with the warning as a trailing problem.
 static boolean source_fill(j_decompress_ptr cinfo) {
     mjpg_decoder *d = (mjpg_decoder *)cinfo;
-    ssize_t got;
-    do {
-        got = pread(d->fd, d->buffer, IO_BUFFER_SIZE, d->offset);
-    } while (got < 0 && errno == EINTR);
+    ssize_t got = mb_pread_full(d->fd, d->buffer, IO_BUFFER_SIZE, d->offset);
     if (got < 0) {
-        d->failure.status = MJPG_IO;
+        d->failure.status = MB_IO;
         snprintf(d->failure.text, sizeof d->failure.text, "read failed: %s", strerror(errno));
         ERREXIT(cinfo, JERR_FILE_READ);
     }
@@ -128,7 +125,7 @@ static void progress_check(j_common_ptr cinfo) {
     j_decompress_ptr d = (j_decompress_ptr)cinfo;
     if (d->is_decompressor && d->input_scan_number > MAX_SCANS) {
         mjpg_decoder *decoder = (mjpg_decoder *)d;
-        decoder->failure.status = MJPG_LIMIT;
+        decoder->failure.status = MB_LIMIT;
         snprintf(decoder->failure.text, sizeof decoder->failure.text,
                  "more than %d progressive scans", MAX_SCANS);
         longjmp(decoder->failure.jump, 1);
@@ -173,18 +170,18 @@ const char *mjpg_decoder_message(const mjpg_decoder *d) { return d->failure.text
 
 const char *mjpg_decoder_warning(const mjpg_decoder *d) { return d->failure.warning; }
 
-static mjpg_status usage(mjpg_decoder *d, const char *text) {
-    d->failure.status = MJPG_USAGE;
+static mb_status usage(mjpg_decoder *d, const char *text) {
+    d->failure.status = MB_USAGE;
     snprintf(d->failure.text, sizeof d->failure.text, "%s", text);
-    return MJPG_USAGE;
+    return MB_USAGE;
 }
 
-static mjpg_status failed(mjpg_decoder *d) {
+static mb_status failed(mjpg_decoder *d) {
     d->stage = -1;
-    return d->failure.status == MJPG_OK ? MJPG_MALFORMED : d->failure.status;
+    return d->failure.status == MB_OK ? MB_MALFORMED : d->failure.status;
 }
 
-mjpg_status mjpg_decoder_read_header(mjpg_decoder *d, mjpg_image_info *info) {
+mb_status mjpg_decoder_read_header(mjpg_decoder *d, mjpg_image_info *info) {
     if (d->stage != 0) return usage(d, "header already read");
     if (setjmp(d->failure.jump)) return failed(d);
     jpeg_read_header(&d->cinfo, TRUE);
@@ -194,10 +191,10 @@ mjpg_status mjpg_decoder_read_header(mjpg_decoder *d, mjpg_image_info *info) {
     info->height = d->cinfo.image_height;
     info->components = d->cinfo.num_components;
     info->progressive = d->cinfo.progressive_mode ? 1 : 0;
-    return MJPG_OK;
+    return MB_OK;
 }
 
-mjpg_status mjpg_decoder_start(mjpg_decoder *d, int scale_num, mjpg_image_info *info) {
+mb_status mjpg_decoder_start(mjpg_decoder *d, int scale_num, mjpg_image_info *info) {
     if (d->stage != 1) return usage(d, "start needs a header and comes once");
     if (scale_num < 1 || scale_num > 8) return usage(d, "scale must be 1...8 eighths");
     if (setjmp(d->failure.jump)) return failed(d);
@@ -222,7 +219,7 @@ mjpg_status mjpg_decoder_start(mjpg_decoder *d, int scale_num, mjpg_image_info *
     if (cinfo->out_color_space == JCS_CMYK) {
         d->cmyk_row = malloc((size_t)cinfo->output_width * 4);
         if (d->cmyk_row == NULL) {
-            d->failure.status = MJPG_LIMIT;
+            d->failure.status = MB_LIMIT;
             snprintf(d->failure.text, sizeof d->failure.text, "out of memory");
             return failed(d);
         }
@@ -231,7 +228,7 @@ mjpg_status mjpg_decoder_start(mjpg_decoder *d, int scale_num, mjpg_image_info *
     info->output_width = cinfo->output_width;
     info->output_height = cinfo->output_height;
     info->output_channels = cinfo->out_color_space == JCS_GRAYSCALE ? 1 : 3;
-    return MJPG_OK;
+    return MB_OK;
 }
 
 /// x * y / 255 rounded, exactly as Pillow's MULDIV255.
@@ -254,7 +251,7 @@ static void cmyk_to_rgb(const uint8_t *cmyk, uint8_t *rgb, size_t width) {
     }
 }
 
-mjpg_status mjpg_decoder_read_row(mjpg_decoder *d, uint8_t *row) {
+mb_status mjpg_decoder_read_row(mjpg_decoder *d, uint8_t *row) {
     if (d->stage != 2) return usage(d, "read_row needs a started decoder");
     if (d->cinfo.output_scanline >= d->cinfo.output_height) return usage(d, "every row was already read");
     if (setjmp(d->failure.jump)) return failed(d);
@@ -263,33 +260,33 @@ mjpg_status mjpg_decoder_read_row(mjpg_decoder *d, uint8_t *row) {
         // Only a suspending source returns 0 rows; this one never suspends.
     }
     if (d->cmyk_row != NULL) cmyk_to_rgb(d->cmyk_row, row, d->cinfo.output_width);
-    return MJPG_OK;
+    return MB_OK;
 }
 
-mjpg_status mjpg_decoder_read_cmyk_row(mjpg_decoder *d, uint8_t *row) {
+mb_status mjpg_decoder_read_cmyk_row(mjpg_decoder *d, uint8_t *row) {
     if (d->stage != 2 || d->cmyk_row == NULL) return usage(d, "read_cmyk_row needs a started CMYK decoder");
     if (d->cinfo.output_scanline >= d->cinfo.output_height) return usage(d, "every row was already read");
     if (setjmp(d->failure.jump)) return failed(d);
     while (jpeg_read_scanlines(&d->cinfo, &row, 1) != 1) {
         // Only a suspending source returns 0 rows; this one never suspends.
     }
-    return MJPG_OK;
+    return MB_OK;
 }
 
-mjpg_status mjpg_decoder_finish(mjpg_decoder *d) {
+mb_status mjpg_decoder_finish(mjpg_decoder *d) {
     if (d->stage != 2 || d->cinfo.output_scanline < d->cinfo.output_height) {
         return usage(d, "finish needs every row read");
     }
     if (setjmp(d->failure.jump)) return failed(d);
     jpeg_finish_decompress(&d->cinfo);
     d->stage = 3;
-    return MJPG_OK;
+    return MB_OK;
 }
 
 // ---------------------------------------------------------------------------
 // Encoder (the benchmark's JPEG corpus)
 
-mjpg_status mjpg_encode_rgb(const uint8_t *rgb, uint32_t width, uint32_t height, int quality,
+mb_status mjpg_encode_rgb(const uint8_t *rgb, uint32_t width, uint32_t height, int quality,
                             int progressive, uint8_t **output, size_t *count, char *message) {
     struct jpeg_compress_struct cinfo;
     failure f;
@@ -298,7 +295,7 @@ mjpg_status mjpg_encode_rgb(const uint8_t *rgb, uint32_t width, uint32_t height,
     struct { unsigned char *bytes; unsigned long size; } *destination = calloc(1, sizeof *destination);
     if (destination == NULL) {
         snprintf(message, MESSAGE_CAPACITY, "out of memory");
-        return MJPG_LIMIT;
+        return MB_LIMIT;
     }
     failure_init(&f);
     message[0] = '\0';
@@ -308,7 +305,7 @@ mjpg_status mjpg_encode_rgb(const uint8_t *rgb, uint32_t width, uint32_t height,
         free(destination->bytes);
         free(destination);
         snprintf(message, MESSAGE_CAPACITY, "%s", f.text);
-        return f.status == MJPG_OK ? MJPG_MALFORMED : f.status;
+        return f.status == MB_OK ? MB_MALFORMED : f.status;
     }
     jpeg_create_compress(&cinfo);
     jpeg_mem_dest(&cinfo, &destination->bytes, &destination->size);
@@ -329,7 +326,7 @@ mjpg_status mjpg_encode_rgb(const uint8_t *rgb, uint32_t width, uint32_t height,
     *output = destination->bytes;
     *count = destination->size;
     free(destination);
-    return MJPG_OK;
+    return MB_OK;
 }
 
 int mjpg_library_version(void) { return LIBJPEG_TURBO_VERSION_NUMBER; }

@@ -1,6 +1,7 @@
 // See PNGBridge.h: every libpng call of Masonry, each behind its own setjmp.
 
 #include "PNGBridge.h"
+#include "bridge_support.h"
 
 #include <errno.h>
 #include <png.h>
@@ -124,6 +125,7 @@ struct mpng_decoder {
     size_t memory_count;
     size_t memory_offset;
     int fd;
+    int64_t file_offset;   // where the next buffer is read (positioned reads: the descriptor's offset is never used)
     uint8_t *buffer;
     size_t buffer_count;
     size_t buffer_offset;
@@ -146,8 +148,7 @@ static void read_from_fd(png_structp png, png_bytep out, size_t count) {
     mpng_decoder *d = (mpng_decoder *)png_get_io_ptr(png);
     while (count > 0) {
         if (d->buffer_offset == d->buffer_count) {
-            ssize_t got = read(d->fd, d->buffer, IO_BUFFER_SIZE);
-            if (got < 0 && errno == EINTR) continue;
+            ssize_t got = mb_pread_full(d->fd, d->buffer, IO_BUFFER_SIZE, d->file_offset);
             if (got < 0) {
                 int error_number = errno;
                 failure_set(&d->failure.error, MPNG_READ_FAILED);
@@ -155,6 +156,7 @@ static void read_from_fd(png_structp png, png_bytep out, size_t count) {
                 png_error(png, "masonry");
             }
             if (got == 0) fail_truncated(png, d);
+            d->file_offset += got;
             d->buffer_count = (size_t)got;
             d->buffer_offset = 0;
         }

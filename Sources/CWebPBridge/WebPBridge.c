@@ -54,49 +54,46 @@ void mwebp_decoder_destroy(mwebp_decoder *d) {
     free(d);
 }
 
-static mwebp_status status_of(VP8StatusCode code) {
+static mb_status status_of(VP8StatusCode code) {
     switch (code) {
     case VP8_STATUS_OK:
-    case VP8_STATUS_SUSPENDED: return MWEBP_OK;
-    case VP8_STATUS_OUT_OF_MEMORY: return MWEBP_OUT_OF_MEMORY;
-    case VP8_STATUS_UNSUPPORTED_FEATURE: return MWEBP_UNSUPPORTED;
-    case VP8_STATUS_NOT_ENOUGH_DATA: return MWEBP_TRUNCATED;
-    case VP8_STATUS_INVALID_PARAM: return MWEBP_USAGE;
-    default: return MWEBP_CORRUPT;
+    case VP8_STATUS_SUSPENDED: return MB_OK;
+    case VP8_STATUS_OUT_OF_MEMORY: return MB_LIMIT;
+    case VP8_STATUS_UNSUPPORTED_FEATURE: return MB_UNSUPPORTED;
+    case VP8_STATUS_NOT_ENOUGH_DATA: return MB_TRUNCATED;
+    case VP8_STATUS_INVALID_PARAM: return MB_USAGE;
+    default: return MB_MALFORMED;
     }
 }
 
-/// Feeds the next block; MWEBP_TRUNCATED once every byte was fed before the picture was complete.
-static mwebp_status feed(mwebp_decoder *d) {
-    if (d->offset >= d->end) return MWEBP_TRUNCATED;
+/// Feeds the next block; MB_TRUNCATED once every byte was fed before the picture was complete.
+static mb_status feed(mwebp_decoder *d) {
+    if (d->offset >= d->end) return MB_TRUNCATED;
     size_t wanted = (size_t)(d->end - d->offset < BLOCK_SIZE ? d->end - d->offset : BLOCK_SIZE);
-    ssize_t got;
-    do {
-        got = pread(d->fd, d->block, wanted, (off_t)d->offset);
-    } while (got < 0 && errno == EINTR);
+    ssize_t got = mb_pread_full(d->fd, d->block, wanted, d->offset);
     if (got < 0) {
         d->read_errno = errno;
-        return MWEBP_IO;
+        return MB_IO;
     }
-    if (got == 0) return MWEBP_TRUNCATED;   // the file shrank after its header was read
+    if (got == 0) return MB_TRUNCATED;   // the file shrank after its header was read
     d->offset += got;
     VP8StatusCode code = WebPIAppend(d->idec, d->block, (size_t)got);
     if (code == VP8_STATUS_OK) d->done = 1;
     return status_of(code);
 }
 
-mwebp_status mwebp_decoder_row(mwebp_decoder *d, int y, const uint8_t **row) {
+mb_status mwebp_decoder_row(mwebp_decoder *d, int y, const uint8_t **row) {
     for (;;) {
         int last_y = 0, width = 0, height = 0, stride = 0;
         uint8_t *rgb = WebPIDecGetRGB(d->idec, &last_y, &width, &height, &stride);
         if (rgb != NULL && y < last_y) {
-            if (y < 0 || y >= height) return MWEBP_USAGE;
+            if (y < 0 || y >= height) return MB_USAGE;
             *row = rgb + (size_t)y * (size_t)stride;
-            return MWEBP_OK;
+            return MB_OK;
         }
-        if (d->done) return MWEBP_USAGE;   // complete, yet the row is not there: y out of range
-        mwebp_status status = feed(d);
-        if (status != MWEBP_OK) return status;
+        if (d->done) return MB_USAGE;   // complete, yet the row is not there: y out of range
+        mb_status status = feed(d);
+        if (status != MB_OK) return status;
     }
 }
 

@@ -7,14 +7,22 @@ extension ImageError {
     /// `message` is the bridge's captured words; `fallback` stands in when it is empty.
     public init(bridge status: mb_status, message: mb_message, fallback: String) {
         let words = Self.text(message)
-        let reason = words.isEmpty ? fallback : words
+        if status == MB_IO, message.error_number != 0 {
+            self.init(.readFailed(errno: message.error_number))
+        } else {
+            self.init(bridge: status, reason: words.isEmpty ? fallback : words)
+        }
+    }
+
+    /// The error for a bridge's failure whose words the codec has already put in its users'
+    /// terms (libjpeg's, giflib's).
+    public init(bridge status: mb_status, reason: String) {
         switch status {
-        case MB_TRUNCATED: self.init(.malformed, reason)
         case MB_LIMIT: self.init(.limitExceeded, reason)
-        case MB_IO: self = message.error_number != 0 ? ImageError(.readFailed(errno: message.error_number)) : ImageError(.io, reason)
+        case MB_IO: self.init(.io, reason)
         case MB_UNSUPPORTED: self.init(.unsupported, reason)
         case MB_USAGE: self.init(.misuse(reason))
-        default: self.init(.malformed, reason)
+        default: self.init(.malformed, reason)   // MB_MALFORMED, MB_TRUNCATED
         }
     }
 

@@ -62,7 +62,7 @@ public final class GIFDecoder: RowSource {
         guard let bridge = mgif_decoder_create_fd(file.descriptor) else { throw ImageError(.outOfMemory) }
         var info = mgif_first_frame()
         let status = mgif_decoder_open(bridge, &info)
-        guard status == MGIF_OK else {
+        guard status == MB_OK else {
             let error = Self.openError(status, bridge)
             mgif_decoder_destroy(bridge)
             throw error
@@ -151,14 +151,14 @@ public final class GIFDecoder: RowSource {
     private func decodeLine(into target: UnsafeMutablePointer<UInt8>) throws(ImageError) -> Bool {
         let status = mgif_decoder_read_line(bridge, target)
         switch status {
-        case MGIF_OK:
+        case MB_OK:
             linesDecoded += 1
             return true
-        case MGIF_IO:
+        case MB_IO:
             throw ImageError(.io, Self.message(bridge))
-        case MGIF_TRUNCATED:
+        case MB_TRUNCATED:
             trailingProblem = ImageError(.truncatedImageData)
-        case MGIF_LIMIT:
+        case MB_LIMIT:
             throw ImageError(.outOfMemory)
         default:
             trailingProblem = ImageError(.malformed, "corrupt image data (\(Self.lowercasedFirst(Self.message(bridge))))")
@@ -229,14 +229,13 @@ public final class GIFDecoder: RowSource {
         return table
     }
 
-    private static func openError(_ status: mgif_status, _ bridge: OpaquePointer) -> ImageError {
+    private static func openError(_ status: mb_status, _ bridge: OpaquePointer) -> ImageError {
         let message = Self.message(bridge)
         return switch status {
-        case MGIF_IO: ImageError(.io, message)
-        case MGIF_LIMIT: ImageError(.outOfMemory)
-        case MGIF_TRUNCATED: ImageError(.malformed, "truncated GIF file (before the image data)")
-        case MGIF_USAGE: ImageError(.unsupported, message)
-        default: ImageError(.malformed, "malformed GIF file (\(lowercasedFirst(message)))")
+        case MB_LIMIT: ImageError(.outOfMemory)
+        case MB_TRUNCATED: ImageError(bridge: status, reason: "truncated GIF file (before the image data)")
+        case MB_MALFORMED: ImageError(bridge: status, reason: "malformed GIF file (\(lowercasedFirst(message)))")
+        default: ImageError(bridge: status, reason: message)
         }
     }
 

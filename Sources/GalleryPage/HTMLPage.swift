@@ -2,6 +2,10 @@
 /// self-contained file, CSS and script inline, nothing fetched from elsewhere, no pixels inside;
 /// images are linked by URLs relative to the page. The same model gives the same bytes.
 public enum HTMLPage {
+    /// The element in every page's head by which Masonry recognises its own pages (and so
+    /// replaces them on the next run, never a user's file of the same name).
+    public static let generatorMark = "<meta name=\"generator\" content=\"masonry\">"
+
     /// The gallery page: every sheet page at its natural size (scaled down in narrow windows),
     /// every tile a link to its source file whose path shows on hover and on keyboard focus,
     /// a live filter and page navigation.
@@ -92,6 +96,7 @@ public enum HTMLPage {
         <head>
         <meta charset="utf-8">
         <meta name="viewport" content="width=device-width, initial-scale=1">
+        \(generatorMark)
         <title>\(PageText.html(title))</title>
         <style>\(style)</style>
         </head>

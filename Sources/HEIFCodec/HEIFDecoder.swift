@@ -110,7 +110,9 @@ public final class HEIFDecoder: RowSource {
 
     private static func check(_ status: mheif_status, _ bridge: OpaquePointer) throws(ImageError) {
         guard status != MHEIF_OK else { return }
-        let message = String(cString: mheif_decoder_message(bridge))
+        // libheif's messages may hold line breaks (one printed an empty line): one line each.
+        let message = String(cString: mheif_decoder_message(bridge)).split(whereSeparator: \.isNewline)
+            .map { $0.split(separator: " ").joined(separator: " ") }.filter { !$0.isEmpty }.joined(separator: "; ")
         let reason = message.isEmpty ? "libheif failed" : message.prefix(1).lowercased() + message.dropFirst()
         throw switch status {
         case MHEIF_LIMIT: ImageError(.limitExceeded, "HEIF image over libheif's limits: \(reason)")

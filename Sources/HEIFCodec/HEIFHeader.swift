@@ -205,7 +205,9 @@ public struct HEIFHeader: Sendable, Hashable {
         guard let brands, let major = brands.first, !knownBrands.isDisjoint(with: brands) else {
             throw ImageError(.malformed, "not a HEIF file (no HEIF or AVIF brand in ftyp)")
         }
-        guard let meta else { throw malformedHEIF("no 'meta' box (image sequences without a still image are not read)") }
+        guard let meta else {
+            throw ImageError(.unsupported, "HEIF image sequence without a still image: not supported (no 'meta' box)")
+        }
         let images = try ImageItems(meta: meta, fileSize: size, read: read)
         let primary = images.primary
         majorBrand = major

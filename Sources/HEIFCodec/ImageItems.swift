@@ -157,7 +157,7 @@ private struct ItemInterpreter {
             depthProperties += layout.tileProperties
             if colour.isEmpty { colour = layout.tileProperties.filter(\.isColour) }
         default:
-            throw ImageError(.unsupported, "HEIF \(role) \(id) is of type '\(type)' (only hvc1, av01 and grid are read)")
+            throw ImageError(.unsupported, "HEIF \(role) \(id) is of type '\(type)': not supported (only hvc1, av01 and grid are read)")
         }
         decodedSizes.append(coded)
         var (width, height) = (coded.width, coded.height)
@@ -295,7 +295,7 @@ private struct ItemInterpreter {
                 let start = (meta.itemData?.lowerBound ?? 0) + extent.offset
                 bytes += meta.bytes[start..<(start + count)]
             default:
-                throw ImageError(.unsupported, "HEIF item \(id) is built from other items (construction method \(location.constructionMethod))")
+                throw ImageError(.unsupported, "HEIF item \(id) is built from other items (construction method \(location.constructionMethod)): not supported")
             }
         }
         return bytes

@@ -132,25 +132,20 @@ public final class JPEGDecoder: RowSource {
     /// After the last row: reads what follows the image data and notes any damage.
     private func finish() {
         let status = mjpg_decoder_finish(bridge)
-        if status != MJPG_OK {
+        if status != MB_OK {
             trailingProblem = Self.error(status, bridge)
         } else if let warning = String(validatingCString: mjpg_decoder_warning(bridge)), !warning.isEmpty {
             trailingProblem = ImageError(.malformed, LibJPEGMessage.humanReason(warning))
         }
     }
 
-    private static func check(_ status: mjpg_status, _ bridge: OpaquePointer) throws(ImageError) {
-        if status != MJPG_OK { throw error(status, bridge) }
+    private static func check(_ status: mb_status, _ bridge: OpaquePointer) throws(ImageError) {
+        if status != MB_OK { throw error(status, bridge) }
     }
 
-    private static func error(_ status: mjpg_status, _ bridge: OpaquePointer) -> ImageError {
+    private static func error(_ status: mb_status, _ bridge: OpaquePointer) -> ImageError {
         let message = String(cString: mjpg_decoder_message(bridge))
-        return switch status {
-        case MJPG_LIMIT: ImageError(.limitExceeded, LibJPEGMessage.humanReason(message))
-        case MJPG_IO: ImageError(.io, message)
-        case MJPG_USAGE: ImageError(.unsupported, message)
-        default: ImageError(.malformed, LibJPEGMessage.humanReason(message))
-        }
+        return ImageError(bridge: status, reason: status == MB_IO || status == MB_USAGE ? message : LibJPEGMessage.humanReason(message))
     }
 }
 

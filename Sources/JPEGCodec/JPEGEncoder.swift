@@ -18,7 +18,7 @@ public enum JPEGEncoder {
         var message = [CChar](repeating: 0, count: 200)
         let status = mjpg_encode_rgb(rgb, UInt32(width), UInt32(height), Int32(min(max(quality, 1), 100)),
                                      progressive ? 1 : 0, &output, &count, &message)
-        guard status == MJPG_OK, let output else {
+        guard status == MB_OK, let output else {
             throw ImageError(.limitExceeded, String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
         }
         defer { free(output) }

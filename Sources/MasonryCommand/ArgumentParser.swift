@@ -89,6 +89,12 @@ enum ArgumentParser {
             } else if index < arguments.count {
                 value = arguments[index]
                 index += 1
+                // `--title --sections`: the value was forgotten and the next option would be eaten.
+                if isOption(value, in: table) {
+                    let typed = RawPath(bytes: value).displayName
+                    throw UsageError("'\(spelling)' needs a value (to give '\(typed)' as its value, write "
+                                     + "'--\(spec.long)=\(typed)')")
+                }
             } else {
                 throw UsageError("missing value for '\(spelling) <\(spec.value!)>'")
             }
@@ -104,6 +110,18 @@ enum ArgumentParser {
         return .render(parsed)
     }
 
+    /// Whether `argument` is one of `table`'s options as it would be parsed (`--name`,
+    /// `--name=value`, `-x`, `-xvalue`); `--` and `-` are not.
+    static func isOption(_ argument: [UInt8], in table: [OptionSpec]) -> Bool {
+        guard argument.count >= 2, argument.first == 0x2D, argument != [0x2D, 0x2D] else { return false }
+        if argument[1] == 0x2D {
+            let body = argument.dropFirst(2)
+            let name = body.prefix { $0 != UInt8(ascii: "=") }
+            return table.contains { Array($0.long.utf8) == Array(name) }
+        }
+        return table.contains { $0.short.map { Array($0.utf8) } == [argument[1]] }
+    }
+
     /// The option an argument names, and the value written into the same argument.
     private static func lookUp(_ argument: [UInt8], in table: [OptionSpec]) throws(UsageError) -> (OptionSpec, [UInt8]?) {
         let text = RawPath(bytes: argument).displayName
@@ -113,11 +131,14 @@ enum ArgumentParser {
             let name = String(decoding: body[..<(equals ?? body.endIndex)], as: UTF8.self)
             guard let spec = table.first(where: { $0.long == name }) else {
                 let typed = RawPath(bytes: Array(argument[..<(equals ?? argument.endIndex)])).displayName
+                if let hint = montageHint(name, in: table) { throw UsageError("unknown option '\(typed)'; \(hint)") }
                 throw UsageError("unknown option '\(typed)'"
                                  + (nearestOption(to: name, in: table).map { "; did you mean '--\($0.long)'?" } ?? ""))
             }
             return (spec, equals.map { Array(body[($0 + 1)...]) })
         }
+        let word = String(decoding: argument.dropFirst(), as: UTF8.self)
+        if let hint = montageHint(word, in: table) { throw UsageError("unknown option '\(text)'; \(hint)") }
         guard let spec = table.first(where: { $0.short.map { Array($0.utf8) } == [argument[1]] }) else {
             throw UsageError("unknown option '\(text)'")
         }
@@ -126,6 +147,14 @@ enum ArgumentParser {
             throw UsageError("unknown option '\(text)' (short flags cannot be combined)")
         }
         return (spec, rest.isEmpty ? nil : rest)
+    }
+
+    /// Where ImageMagick montage's `-tile CxR` (`--tile 4x`) went: the column count is
+    /// `--columns` and rows follow from the pictures. Nil for other names, or for a table
+    /// without `--columns` (compare's).
+    static func montageHint(_ name: String, in table: [OptionSpec]) -> String? {
+        guard name == "tile", table.contains(where: { $0.key == .columns }) else { return nil }
+        return "montage's -tile 4x is '--columns 4' here (the rows follow from the pictures)"
     }
 
     /// The long option a misspelt `name` most likely meant: the nearest by edit distance, when

@@ -1,4 +1,5 @@
 import BitmapText
+import CompareConfig
 import Foundation
 import MasonryLayout
 import MasonrySheet
@@ -75,11 +76,17 @@ enum CommandSettings {
         if let text = values[.cacheMaxBytes] { options.cacheMaxBytes = try parseByteCount(text, option: .cacheMaxBytes) }
         options.maxMemory = try number(.maxMemory, in: 1...(1 << 40)).map { $0 << 20 } ?? options.maxMemory
 
-        let output = try pngOutput(parsed, default: CommandDefaults.output)
-        var request = SheetRequest(inputs: parsed.inputs, output: output, manifest: parsed.paths[.manifest], options: options)
+        let toStandardOutput = parsed.paths[.output]?.bytes == [UInt8(ascii: "-")]
+        let output = toStandardOutput ? RawPath("-") : try pngOutput(parsed, default: CommandDefaults.output)
+        let inputs = try InputList.expand(parsed.inputs, nulSeparated: parsed.flags.contains(.null))
+        guard !inputs.isEmpty else { throw UsageError("the lists of inputs name no file") }
+        var request = SheetRequest(inputs: inputs, output: output, manifest: parsed.paths[.manifest], options: options)
+        request.include = try globs(parsed, .include)
+        request.exclude = try globs(parsed, .exclude)
         request.page = try number(.page, in: 1...Int(Int32.max))
         request.planOnly = parsed.flags.contains(.planOnly)
         request.html = parsed.paths[.html]
+        request.overwrite = parsed.flags.contains(.overwrite)
         if request.planOnly && request.manifest == nil && request.html == nil {
             throw UsageError("'--plan-only' needs '--manifest <path.json>' or '--html <path.html>' (it writes only those)")
         }
@@ -178,6 +185,14 @@ enum CommandSettings {
         guard let text = values[key] else { return nil }
         guard let value = Choice(rawValue: text) else { throw invalid(key, text, "expected \(Choice.wordList)") }
         return value
+    }
+
+    /// The patterns of a repeatable glob option (`--include`, `--exclude`, compare's `--paths`).
+    static func globs(_ parsed: ParsedArguments, _ key: OptionSpec.Key) throws(UsageError) -> [PathGlob] {
+        let patterns: [String] = parsed.lists[key] ?? []
+        return try patterns.map { (text: String) throws(UsageError) -> PathGlob in
+            do throws(PathGlobError) { return try PathGlob(text) } catch { throw invalid(key, text, error.reason) }
+        }
     }
 
     /// The `-o` path (or `fallback`), which must name a PNG: it is what gets written.

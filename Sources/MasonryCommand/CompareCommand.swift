@@ -9,6 +9,7 @@ extension BaselineUpdateMode: OptionChoice {}
 let compareOptionTable: [OptionSpec] = [
     .init(key: .output, short: "o", long: "output", value: "path",
           help: "The review sheet to write (pages as for a render: review-001.png, ...).", defaultText: "review.png"),
+    overwriteOption,
     .init(key: .report, short: nil, long: "report", value: "path.json",
           help: "Also write a JSON report of every pair.", defaultText: nil),
     .init(key: .html, short: nil, long: "html", value: "path.html",
@@ -116,14 +117,16 @@ enum CompareCommand {
             }
             if !quiet {
                 output.standardError("masonry: \(outcome.summary.line)\n")
-                if request.update != nil {
-                    let verb = request.update?.dryRun == true ? "would change" : "changed"
+                if let update = request.update {
                     let files = outcome.baselineChanges.filter { $0.refusal == nil }.count
-                    output.standardError("masonry: baseline: \(files) \(files == 1 ? "file" : "files") \(verb); "
-                                         + "\(outcome.failedAfterUpdate) failed after the update\n")
+                    output.standardError("masonry: baseline: \(files) \(files == 1 ? "file" : "files") "
+                                         + "\(update.dryRun ? "would change" : "changed"); \(outcome.failedAfterUpdate) "
+                                         + "\(update.dryRun ? "would fail" : "failed") after the update\n")
                 }
             }
-            return outcome.failedAfterUpdate > 0 ? 1 : 0
+            // A dry run changes nothing: its status is the suite's as it stands.
+            let failed = request.update?.dryRun == true ? outcome.summary.failed : outcome.failedAfterUpdate
+            return failed > 0 ? 1 : 0
         } catch {
             output.standardError("masonry: error: \(error.message)\n")
             return error.kind == .usage ? 64 : 2
@@ -160,10 +163,7 @@ enum CompareCommand {
         (options.diff, options.limits, options.ignore) = (base.diff, base.limits, base.ignore)
         options.diff.colorManagement = parsed.flags.contains(.colorManagement)
         options.rules = file.rules
-        let patterns: [String] = parsed.lists[.paths] ?? []
-        options.paths = try patterns.map { (text: String) throws(UsageError) -> PathGlob in
-            do throws(PathGlobError) { return try PathGlob(text) } catch { throw CommandSettings.invalid(.paths, text, error.reason) }
-        }
+        options.paths = try CommandSettings.globs(parsed, .paths)
         options.maskDirectory = parsed.paths[.maskDir] ?? file.maskDir.map(RawPath.init)
         options.showUnchanged = parsed.flags.contains(.showUnchanged) || file.showUnchanged == true
         if let text = values[.jobs] { options.jobs = try CommandSettings.parseNumber(text, option: .jobs, in: 1...1024) }
@@ -179,6 +179,7 @@ enum CompareCommand {
                                      output: try CommandSettings.pngOutput(parsed, default: "review.png"), report: parsed.paths[.report],
                                      options: options)
         request.html = parsed.paths[.html]
+        request.overwrite = parsed.flags.contains(.overwrite)
         request.junit = parsed.paths[.junit]
         request.markdown = parsed.paths[.markdown]
         request.linkBase = values[.linkBase]
@@ -240,13 +241,18 @@ enum CompareCommand {
     static let exitStatuses = [("0", "No pair failed."),
                                ("1", "Some pair failed (the sheet and report were still written); with --update-baseline, some "
                                 + "pair still fails after the update."),
-                               ("2", "Trouble: a folder is missing or an output cannot be written (nothing written)."),
-                               ("64", "Usage error.")]
+                               ("2", "Trouble: a compared folder is missing or an output cannot be written (nothing written)."),
+                               ("64", "Usage error (as for a render: also a missing output folder, an output on a file Masonry "
+                                + "did not write, an output inside either compared folder).")]
 
     static var help: String {
         var lines = ["OVERVIEW: \(overview)", "", "USAGE: \(usage)", "", "ARGUMENTS:"]
         lines += arguments.map(HelpText.row) + ["", "OPTIONS:"]
         lines += HelpText.optionRows(compareOptionTable)
+        lines += ["", "EXAMPLES:", "  Review two folders; fail CI on a change; write reports for CI.",
+                  "    $ masonry compare baseline current -o review.png --junit junit.xml --markdown summary.md",
+                  "  Accept the current screenshots as the new baseline (see first with --dry-run).",
+                  "    $ masonry compare baseline current --update-baseline --dry-run"]
         lines += ["", "EXIT STATUS:"] + exitStatuses.map(HelpText.row)
         return lines.joined(separator: "\n") + "\n"
     }

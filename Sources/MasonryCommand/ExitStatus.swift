@@ -18,10 +18,11 @@ public enum ExitStatus: Int32, CaseIterable, Sendable {
     var meaning: String {
         switch self {
         case .written: "The sheet was written (skipped inputs are warned about)."
-        case .nothingWritten: "Nothing could be written (no renderable image, an unwritable output, out of file descriptors)."
+        case .nothingWritten: "Nothing could be written (no renderable image, a write that failed, out of file descriptors)."
         case .incomplete: "The sheet was written, but an input argument does not exist or cannot be read, "
             + "or, with --strict, some input was skipped."
-        case .usage: "Usage error: a bad option or value, or options that cannot work with these inputs; nothing was written."
+        case .usage: "Usage error: a bad option or value, options that cannot work with these inputs, an output folder that "
+            + "does not exist, or an output that would replace a file Masonry did not write (--overwrite); nothing was written."
         case .interrupted: "Interrupted (SIGINT); earlier outputs are left as they were (SIGHUP gives 129)."
         case .terminated: "Terminated (SIGTERM); earlier outputs are left as they were."
         }

@@ -22,6 +22,7 @@ enum ManualPage {
                   escaped(CompareCommand.overview), ".SS Arguments"]
         lines += CompareCommand.arguments.flatMap(entry)
         lines += [".SS Options"] + compareOptionTable.flatMap(entry)
+        lines += [".SH EXAMPLES"] + HelpText.examples.flatMap { command, meaning in entry((command, meaning)) }
         lines += [".SH EXIT STATUS", ".SS masonry"]
         lines += ExitStatus.allCases.flatMap { entry(("\($0.rawValue)", $0.meaning)) }
         lines += [".SS masonry compare"] + CompareCommand.exitStatuses.flatMap(entry)

@@ -10,16 +10,23 @@ import WorkerThreads
 /// `ExitStatus` (SPEC §3).
 public enum MasonryCommand {
     public static let version = "0.1.0"
+    /// Below this column width (px) a tile shows no recognisable picture: the run warns.
+    static let usefulColumnWidth = 8
 
     /// Runs the command with the given arguments (without the program name),
     /// as raw bytes so paths that are not UTF-8 survive.
     public static func run(arguments: [[UInt8]], output: Terminal = .standard) -> Int32 {
+        // `masonry help` and `masonry help compare`, as `git help` (a folder named help is `./help`).
+        if arguments.first == Array("help".utf8) && arguments.count <= 2 {
+            if arguments.count == 1 { output.standardOutput(HelpText.full); return ExitStatus.written.rawValue }
+            if arguments[1] == Array("compare".utf8) { output.standardOutput(CompareCommand.help); return ExitStatus.written.rawValue }
+        }
         if arguments.first == Array("compare".utf8) {
             return CompareCommand.run(arguments: Array(arguments.dropFirst()), output: output)
         }
         if let status = GeneratedDocs.run(arguments, output: output) { return status }
         let action: CommandAction
-        let request: SheetRequest
+        var request: SheetRequest
         let settings: OutputSettings
         do {
             action = try ArgumentParser.parse(arguments)
@@ -31,6 +38,32 @@ public enum MasonryCommand {
         } catch {
             output.standardError(usageFailure(error.message, usage: HelpText.usage, help: "masonry --help"))
             return ExitStatus.usage.rawValue
+        }
+
+        // A column too narrow to show a picture is allowed (the layout works) but surely not meant.
+        if let narrowest = request.options.layout.columnWidths.min(), narrowest < usefulColumnWidth, !settings.quiet {
+            let layout = request.options.layout
+            output.standardError("masonry: warning: columns of \(narrowest) px (--width \(layout.width), \(layout.columns) "
+                                 + "columns) are too narrow to show a picture; use fewer --columns or a larger --width\n")
+        }
+        // `-o -`: the one page is written to a private temporary folder, then copied to stdout.
+        var standardOutputFolder: String?
+        if request.output.bytes == [UInt8(ascii: "-")] {
+            var template = Array("\(ProcessInfo.processInfo.environment["TMPDIR"] ?? "/tmp")/masonry-stdout-XXXXXX".utf8CString)
+            guard template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) != nil else {
+                output.standardError("masonry: error: cannot make a temporary folder for -o -: \(String(cString: strerror(errno)))\n")
+                return ExitStatus.nothingWritten.rawValue
+            }
+            let folder = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            standardOutputFolder = folder
+            request.output = RawPath(folder + "/sheet.png")
+            request.onePageOnly = true
+        }
+        defer {
+            if let folder = standardOutputFolder {
+                unlink(folder + "/sheet.png")
+                rmdir(folder)
+            }
         }
 
         let started = DispatchTime.now()
@@ -54,6 +87,13 @@ public enum MasonryCommand {
         do {
             let report = try SheetPipeline.run(request, events: events)
             progress.finish()
+            if let folder = standardOutputFolder, !report.written.isEmpty {
+                guard let bytes = FileManager.default.contents(atPath: folder + "/sheet.png"),
+                      Terminal.writeAll(1, Array(bytes)) else {
+                    output.standardError("masonry: error: cannot write the sheet to standard output: \(String(cString: strerror(errno)))\n")
+                    return ExitStatus.nothingWritten.rawValue
+                }
+            }
             if settings.verbose && !settings.quiet {
                 for warning in report.cacheWarnings { progress.printLine("masonry: cache: \(warning)") }
             }
@@ -61,7 +101,10 @@ public enum MasonryCommand {
                 let seconds = Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e9
                 let others = report.otherFilesIgnored == 0 ? ""
                     : report.otherFilesIgnored == 1 ? "1 other file ignored, " : "\(report.otherFilesIgnored) other files ignored, "
-                output.standardError("masonry: \(summary(of: report, request: request)), "
+                let line = summary(of: report, request: request)
+                let shown = standardOutputFolder == nil ? line
+                    : line.replacingOccurrences(of: request.output.displayName, with: "standard output")
+                output.standardError("masonry: \(shown), "
                     + "\(report.skipped.count) skipped, \(others)\(String(format: "%.2f", seconds)) s\n")
             }
             let incomplete = report.skipped.contains { $0.isUnusableArgument } || (settings.strict && !report.skipped.isEmpty)
@@ -118,13 +161,19 @@ public struct Terminal: Sendable {
         errorIsTerminal: isatty(2) == 1)
 
     private static func writeAll(_ descriptor: Int32, _ text: String) {
-        var bytes = Array(text.utf8)[...]
+        _ = writeAll(descriptor, Array(text.utf8))
+    }
+
+    /// Writes every byte to the descriptor; false when a write fails.
+    static func writeAll(_ descriptor: Int32, _ all: [UInt8]) -> Bool {
+        var bytes = all[...]
         while !bytes.isEmpty {
             let written = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
             if written < 0 && errno == EINTR { continue }
-            guard written > 0 else { return }
+            guard written > 0 else { return false }
             bytes = bytes.dropFirst(written)
         }
+        return true
     }
 }
 

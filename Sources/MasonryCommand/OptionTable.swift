@@ -11,7 +11,7 @@ struct OptionSpec: Sendable {
         case output, columns, width, columnWidth, gap, columnGap, rowGap, margin, background, order, tolerance
         case maxTileAspect, sort, reverse, recursive, manifest, html, pageHeight, perPage, page, planOnly
         case caption, fontSize, captionColor, title, sections, tileBackground, frame, enlarge, noColorManagement
-        case jobs, maxPixels, maxMemory, compression, cache, cacheMaxBytes, verbose
+        case jobs, maxPixels, maxMemory, compression, cache, cacheMaxBytes, verbose, overwrite, null, include, exclude
         case quiet, progress, noProgress, strict, help, version
         // masonry compare (CompareCommand.swift)
         case threshold, includeAA, maxDiffPixels, maxDiffRatio, allowResize, failOnMissing, showUnchanged, report
@@ -104,9 +104,17 @@ extension OptionSpec {
     }
 }
 
+/// `--overwrite`, in both tables: without it a run never replaces a file Masonry did not write.
+let overwriteOption = OptionSpec(
+    key: .overwrite, short: nil, long: "overwrite", value: nil,
+    help: "Replace existing files at the output paths even when Masonry did not write them (by default such a run "
+        + "is refused; Masonry's own earlier outputs are always replaced).", defaultText: nil)
+
 /// Every option of `masonry`, in help order.
 let optionTable: [OptionSpec] = [
-    .init(key: .output, short: "o", long: "output", value: "path", help: "The sheet to write (a .png name).", defaultText: CommandDefaults.output),
+    .init(key: .output, short: "o", long: "output", value: "path",
+          help: "The sheet to write (a .png name), or - for standard output (one page).", defaultText: CommandDefaults.output),
+    overwriteOption,
     .init(key: .columns, short: "c", long: "columns", value: "n", help: "Number of columns.", defaultText: "\(LayoutConfiguration.defaultColumns)"),
     .init(key: .width, short: "w", long: "width", value: "px", help: "Sheet width in pixels.", defaultText: "\(LayoutConfiguration.defaultWidth)"),
     .init(key: .columnWidth, short: nil, long: "column-width", value: "px",
@@ -117,7 +125,8 @@ let optionTable: [OptionSpec] = [
     .init(key: .margin, short: nil, long: "margin", value: "px|t,r,b,l",
           help: "Space around the wall: one number, or top,right,bottom,left.", defaultText: "\(CommandDefaults.margin)"),
     .init(key: .background, short: nil, long: "background", value: "color",
-          help: "#RGB, #RRGGBB, #RRGGBBAA, white, black or transparent.", defaultText: "white"),
+          help: "#RGB, #RRGGBB, #RRGGBBAA, one of the 148 CSS colour names (red, navy, rebeccapurple, ...) or transparent.",
+          defaultText: "white"),
     .init(key: .order, short: nil, long: "order", value: "order",
           help: "Placement: \(PlacementOrder.wordList).", defaultText: CommandDefaults.order.rawValue,
           choices: PlacementOrder.words),
@@ -162,6 +171,16 @@ let optionTable: [OptionSpec] = [
           choices: InputOrder.words),
     .init(key: .reverse, short: nil, long: "reverse", value: nil, help: "Reverse the input order.", defaultText: nil),
     .init(key: .recursive, short: "r", long: "recursive", value: nil, help: "Descend into sub-folders.", defaultText: nil),
+    .init(key: .include, short: nil, long: "include", value: "glob",
+          help: "Read only the folders' files whose path below the folder argument matches: * within a folder, ** "
+              + "across folders, ? one character (files named on the command line are always read).",
+          defaultText: nil, repeatable: true),
+    .init(key: .exclude, short: nil, long: "exclude", value: "glob",
+          help: "Leave out the folders' files whose path below the folder argument matches.", defaultText: nil,
+          repeatable: true),
+    .init(key: .null, short: "0", long: "null", value: nil,
+          help: "Names in an @list file or on standard input (-) are separated by NUL bytes (find -print0), not lines.",
+          defaultText: nil),
     .init(key: .manifest, short: nil, long: "manifest", value: "path.json",
           help: "Also write a JSON manifest of where every image went.", defaultText: nil),
     .init(key: .html, short: nil, long: "html", value: "path.html",
@@ -208,13 +227,27 @@ enum HelpText {
     static let overview = "Lay out \(ImageFormats.nameList) images as a masonry (waterfall) contact sheet."
     static let usage = "masonry [<options>] <input> ..."
     /// The arguments, as `--help` and the man page describe them.
-    static let arguments = [("<input>", "Image files (read by their signature), or folders whose \(ImageFormats.extensionList) files are read.")]
+    static let arguments = [("<input>", "Image files (read by their signature), or folders whose \(ImageFormats.extensionList) files are read; "
+                                + "@FILE reads the names in FILE, - the names on standard input (one a line, or NUL-separated with -0).")]
+
+    /// The EXAMPLES of `--help` and the man page: a command and what it does (README's first steps first).
+    static let examples = [
+        ("masonry photos -o photos-sheet.png", "A sheet of a folder: four columns, 1200 px wide."),
+        ("masonry -r photos --caption '{name}' --sections -o photos-captioned.png",
+         "Every picture named, one section per sub-folder."),
+        ("masonry -r photos --html photos.html -o photos-page.png", "An HTML page over the sheet: tiles link to their files."),
+        ("masonry photos -w 1800 -c 6 --background black --frame 1:gray", "Wider, six columns, black with grey frames."),
+        ("find . -name '*.jpg' -print0 | masonry - -0 -o jpegs.png", "The pictures find names (NUL-separated on stdin)."),
+        ("masonry big -o pages.png --page-height 8192", "Pages no taller than 8192 px: pages-001.png, pages-002.png, ..."),
+        ("masonry compare baseline current --html review.html", "Review two folders of screenshots."),
+    ]
 
     static var full: String {
         var lines = ["OVERVIEW: \(overview)", "", "USAGE: \(usage)",
                      "       masonry compare <baseline> <current> [<options>]  (its own --help)",
                      "", "ARGUMENTS:"] + arguments.map(row) + ["", "OPTIONS:"]
         lines += optionRows(optionTable)
+        lines += ["", "EXAMPLES:"] + examples.flatMap { command, meaning in ["  \(meaning)", "    $ \(command)"] }
         lines += ["", "EXIT STATUS:"] + ExitStatus.allCases.map { row("\($0.rawValue)", $0.meaning) }
         return lines.joined(separator: "\n") + "\n"
     }

@@ -29,9 +29,18 @@ public enum LayoutLimits {
 public struct LayoutError: Error, Sendable, Equatable, CustomStringConvertible {
     /// One line, e.g. `columns must be at least 1 (got 0)`.
     public let description: String
+    /// When the reason is a tile no page can hold: the image's index and the smallest page
+    /// height that works (so a caller can name the file and the options that work).
+    public let tileTooTall: (image: Int, smallestPageHeight: Int)?
 
-    init(_ description: String) {
+    init(_ description: String, tileTooTall: (image: Int, smallestPageHeight: Int)? = nil) {
         self.description = description
+        self.tileTooTall = tileTooTall
+    }
+
+    public static func == (a: LayoutError, b: LayoutError) -> Bool {
+        a.description == b.description && a.tileTooTall?.image == b.tileTooTall?.image
+            && a.tileTooTall?.smallestPageHeight == b.tileTooTall?.smallestPageHeight
     }
 
     /// `name must be at least …` / `name must be at most …`, or nil when `value` is in `range`.

@@ -106,7 +106,8 @@ public struct PagedLayout: Sendable {
                     let needed = Self.smallestMaxHeight(configuration: configuration, sizes: sizes, bandHeight: bandHeight,
                                                         headerHeight: limits.headerHeight + headerSpace)
                     throw LayoutError("image \(index) needs a tile \(proposal.height) px tall, which no page of "
-                                      + "\(limits.maxHeight) px can hold; the smallest page height that works is \(needed)")
+                                      + "\(limits.maxHeight) px can hold; the smallest page height that works is \(needed)",
+                                      tileTooTall: (index, needed))
                 }
                 throw LayoutError("image \(index) would end at y = \(proposal.bottom), beyond the layout limit \(LayoutLimits.maxCoordinate)")
             }

@@ -1,4 +1,5 @@
 import ColorManagement
+import CompareConfig
 import Foundation
 import GalleryPage
 import MasonryLayout
@@ -53,6 +54,17 @@ public struct SheetRequest: Sendable {
     public var planOnly = false
     /// Also write an HTML gallery page over the pages (SPEC §11).
     public var html: RawPath?
+    /// `--overwrite`: replace an existing file at an output path even when Masonry did not
+    /// write it (by default such a run is refused, SPEC §5).
+    public var overwrite = false
+    /// `--include`: when not empty, only files found in folders whose path below their folder
+    /// argument matches one of these are read (files named directly always are).
+    public var include: [PathGlob] = []
+    /// `--exclude`: files found in folders whose path below their folder argument matches one of these are left out.
+    public var exclude: [PathGlob] = []
+    /// `-o -`: the plan must have one page (or `page` must be given), written to standard output
+    /// by the caller from `output`.
+    public var onePageOnly = false
 
     public init(inputs: [RawPath], output: RawPath, manifest: RawPath? = nil, options: SheetOptions) {
         self.inputs = inputs
@@ -107,16 +119,35 @@ public enum SheetPipeline {
                     events: @escaping @Sendable (SheetEvent) -> Void) throws(SheetError) -> (plan: SheetPlan, report: SheetReport) {
         let options = request.options
         let outputs = [request.output] + [request.manifest, request.html].compactMap { $0 }
-        // Earlier outputs are never read as inputs: the sheet, the manifest, and pages of an earlier run.
-        let excluded = outputs + Planner.existingPageFiles(output: request.output)
+        // Before any input is read (the scan only lists folders): every output can be written,
+        // is no input, and replaces no user's file.
+        let named = [("-o", request.output)] + [request.manifest.map { ("--manifest", $0) }, request.html.map { ("--html", $0) }]
+            .compactMap { $0 }
+        let writesPages = !request.planOnly && rows == nil
+        let checked = writesPages ? named : Array(named.dropFirst())
+        try OwnOutput.requireFolders(checked)
+        // Earlier outputs are never read as inputs: the sheet, the manifest, and Masonry's pages of
+        // an earlier run (a user's picture named like a page is an input, and is never replaced).
+        var earlierPages: [RawPath] = []
+        for page in Planner.existingPageFiles(output: request.output) {
+            if try request.overwrite ? true : OwnOutput.isOwn(page) { earlierPages.append(page) }
+        }
+        let excluded = outputs + earlierPages
         var scanner = InputScanner(recursive: options.recursive, excluding: excluded)
         try scanner.scan(arguments: request.inputs)
         try OutputSafety.check(outputs: outputs, inputs: scanner.candidates)
+        try OwnOutput.refuseForeign(checked, overwrite: request.overwrite)
         // Folder listings come in the file system's order, which differs between machines: report
         // what the scan skipped in natural order so messages and manifests are reproducible.
         var skipped = scanner.missingArguments
             + scanner.skipped.sorted { InputOrder.naturalPrecedes($0.path.bytes, $1.path.bytes) }
-        let candidates = options.order.sorted(scanner.candidates, reversed: options.reverse)
+        let selected = scanner.candidates.filter { candidate in
+            guard !candidate.namedDirectly, !(request.include.isEmpty && request.exclude.isEmpty) else { return true }
+            let below = Self.pathBelowArgument(candidate.path.bytes, arguments: request.inputs)
+            return (request.include.isEmpty || request.include.contains { $0.matches(below) })
+                && !request.exclude.contains { $0.matches(below) }
+        }
+        let candidates = options.order.sorted(selected, reversed: options.reverse)
 
         let limits = DecodeLimits(maxPixels: options.maxPixels)
         // Opens inputs of any path length; running out of descriptors fails the run, never a file.
@@ -141,12 +172,22 @@ public enum SheetPipeline {
         guard !images.isEmpty else {
             throw SheetError(candidates.isEmpty && scanner.skipped.isEmpty
                              ? "no images found in \(request.inputs.map(\.displayName).joined(separator: ", "))"
+                                + Self.ignoredFiles(scanner.otherKinds)
                              : "no renderable images (\(skipped.count) skipped)")
         }
 
         var sections: [PlannedSection] = []
-        if options.sections { (images, sections) = Self.grouped(images, candidates: candidates) }
+        if options.sections { (images, sections) = Self.grouped(images, candidates: candidates, arguments: request.inputs) }
         let plan = try Planner.plan(images: images, sections: sections, options: options, output: request.output)
+        if request.onePageOnly && request.page == nil && plan.pages.count > 1 {
+            throw SheetError(.usage, "-o - writes one page, and this plan has \(plan.pages.count): add --page-height 0 "
+                             + "(one page, however tall) or --page K")
+        }
+        if writesPages {
+            let written = request.page.map { number in plan.pages.filter { $0.number == number } } ?? plan.pages
+            try OwnOutput.refuseForeign(written.map { (plan.pages.count == 1 ? "-o" : "page \($0.number)", $0.file) },
+                                        overwrite: request.overwrite)
+        }
         try OutputSafety.check(outputs: plan.pages.map(\.file) + [request.manifest, request.html].compactMap { $0 },
                                inputs: scanner.candidates)
         let pages: [PagePlan]
@@ -233,9 +274,55 @@ public enum SheetPipeline {
         }
     }
 
+    /// `path` below the folder argument it was found under (the longest argument that is a
+    /// whole-component prefix of it), for `--include` and `--exclude`.
+    static func pathBelowArgument(_ path: [UInt8], arguments: [RawPath]) -> [UInt8] {
+        let slash = UInt8(ascii: "/")
+        let prefixes = arguments.map { argument in
+            argument.bytes.last == slash ? argument.bytes : argument.bytes + [slash]
+        }.filter { path.starts(with: $0) }
+        guard let longest = prefixes.max(by: { $0.count < $1.count }) else { return path }
+        return Array(path.dropFirst(longest.count))
+    }
+
+    /// A section's header text for `folder`, relative to the input argument it was found under
+    /// (the longest argument that is a whole-component prefix of it): a relative argument as
+    /// typed (`photos/2024/beach`); an absolute one by its last component, then the path below
+    /// it (`testFiles/Apple/non_compliant` for `/home/me/testFiles`, never the path from the root).
+    static func sectionName(_ folder: [UInt8], arguments: [RawPath]) -> [UInt8] {
+        let slash = UInt8(ascii: "/")
+        func trimmed(_ bytes: [UInt8]) -> [UInt8] {
+            var bytes = bytes
+            while bytes.count > 1 && bytes.last == slash { bytes.removeLast() }
+            return bytes
+        }
+        let under = arguments.map { trimmed($0.bytes) }.filter { argument in
+            folder == argument || (folder.starts(with: argument) && folder.count > argument.count
+                                   && (argument == [slash] || folder[argument.count] == slash))
+        }
+        guard let argument = under.max(by: { $0.count < $1.count }), argument.first == slash else { return folder }
+        var below = Array(folder.dropFirst(argument.count))
+        while below.first == slash { below.removeFirst() }
+        let top = RawPath(bytes: argument).lastComponent
+        if top.isEmpty || top == [slash] { return below.isEmpty ? argument : below }
+        return below.isEmpty ? top : top + [slash] + below
+    }
+
+    /// Why a folder gave no image: `: 6 files of formats Masonry does not read: BMP (3),
+    /// TIFF (3); it reads …` (kinds by count, then name), or nothing when no file was ignored.
+    static func ignoredFiles(_ kinds: [String: Int]) -> String {
+        let total = kinds.values.reduce(0, +)
+        guard total > 0 else { return "" }
+        let listed = kinds.sorted { ($0.value, $1.key) > ($1.value, $0.key) }
+            .map { kind, count in "\(kind) (\(count))" }
+        return ": \(total == 1 ? "1 file" : "\(total) files") of formats Masonry does not read by name: "
+            + listed.joined(separator: ", ") + "; it reads \(ImageFormats.extensionList)"
+    }
+
     /// The images grouped into sections, one per folder in natural order of its path (files
     /// named on the command line form one section, first), each keeping the run's order inside.
-    private static func grouped(_ images: [PlannedImage], candidates: [InputCandidate]) -> ([PlannedImage], [PlannedSection]) {
+    private static func grouped(_ images: [PlannedImage], candidates: [InputCandidate],
+                                arguments: [RawPath]) -> ([PlannedImage], [PlannedSection]) {
         let named = Set(candidates.filter(\.namedDirectly).map(\.path))
         func key(_ image: PlannedImage) -> [UInt8]? { named.contains(image.path) ? nil : image.path.parent.bytes }
         var order: [[UInt8]?] = []
@@ -255,7 +342,8 @@ public enum SheetPipeline {
         for folder in order {
             let start = ordered.count
             ordered += members[folder]!
-            sections.append(PlannedSection(name: folder ?? Array("files named on the command line".utf8), images: start..<ordered.count))
+            sections.append(PlannedSection(name: folder.map { sectionName($0, arguments: arguments) }
+                                           ?? Array("files named on the command line".utf8), images: start..<ordered.count))
         }
         return (ordered, sections)
     }

@@ -1,4 +1,4 @@
-/// The layout of a row of 8-bit pixels: what the PNG and JPEG decoders deliver, the resamplers
+/// The layout of a row of 8-bit pixels: what every format's decoder delivers, the resamplers
 /// take, and the PNG encoder writes.
 public enum PixelFormat: Sendable, Hashable {
     /// Straight-alpha RGBA, 4 bytes a pixel.

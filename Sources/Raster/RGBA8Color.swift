@@ -1,7 +1,8 @@
 /// An 8-bit straight (non-premultiplied) RGBA colour, such as a sheet background.
 ///
 /// Parses `#RGB`, `#RRGGBB`, `#RRGGBBAA` (hex digits in either case; `#RGB` means
-/// `#RRGGBB`, opaque) and the names `white`, `black`, `transparent` (any letter case).
+/// `#RRGGBB`, opaque), the 148 named colours of CSS Color 4 (`red`, `rebeccapurple`,
+/// `cssNames`) and `transparent` (names in any letter case).
 /// Nothing else is accepted, surrounding spaces included.
 public struct RGBA8Color: Sendable, Hashable, CustomStringConvertible {
     public var r: UInt8
@@ -21,12 +22,9 @@ public struct RGBA8Color: Sendable, Hashable, CustomStringConvertible {
     }
 
     public init(parsing text: String) throws(ColorParseError) {
-        switch text.lowercased() {
-        case "white": self = .white; return
-        case "black": self = .black; return
-        case "transparent": self = .transparent; return
-        default: break
-        }
+        let name = text.lowercased()
+        if name == "transparent" { self = .transparent; return }
+        if let named = Self.cssNames[name] { self = named; return }
         guard !text.isEmpty else { throw ColorParseError(text: text, reason: .empty) }
         guard text.first == "#" else {
             let looksLikeHex = [3, 6, 8].contains(text.count) && text.allSatisfy { asciiHexValue($0) != nil }
@@ -86,7 +84,7 @@ public struct ColorParseError: Error, Sendable, Hashable, CustomStringConvertibl
 
     public var description: String {
         let quoted = String(reflecting: text)  // quoted, control characters escaped
-        let accepted = "expected #RGB, #RRGGBB, #RRGGBBAA, white, black or transparent"
+        let accepted = "expected #RGB, #RRGGBB, #RRGGBBAA, a CSS colour name (red, navy, ...) or transparent"
         switch reason {
         case .empty:
             return "invalid colour \(quoted): empty; \(accepted)"

@@ -132,19 +132,19 @@ public final class WebPDecoder: RowSource {
     private func frameRow(_ y: Int) throws(ImageError) -> UnsafePointer<UInt8> {
         var row: UnsafePointer<UInt8>?
         let status = mwebp_decoder_row(bridge, Int32(y), &row)
-        guard status == MWEBP_OK, let row else { throw error(status) }
+        guard status == MB_OK, let row else { throw error(status) }
         return row
     }
 
-    private func error(_ status: mwebp_status) -> ImageError {
+    private func error(_ status: mb_status) -> ImageError {
         let codec = header.compression == .lossy ? "VP8" : "VP8L"
         return switch status {
-        case MWEBP_TRUNCATED: ImageError(.malformed, "truncated \(codec) image data")
-        case MWEBP_UNSUPPORTED: ImageError(.malformed, "unsupported \(codec) feature")
-        case MWEBP_OUT_OF_MEMORY: ImageError(.outOfMemory)
-        case MWEBP_IO: ImageError(.readFailed(errno: mwebp_decoder_errno(bridge)))
-        case MWEBP_USAGE: ImageError(.misuse("libwebp refused the decoding parameters"))
-        default: ImageError(.malformed, "corrupt \(codec) image data")
+        case MB_LIMIT: ImageError(.outOfMemory)
+        case MB_IO: ImageError(.readFailed(errno: mwebp_decoder_errno(bridge)))
+        case MB_TRUNCATED: ImageError(bridge: status, reason: "truncated \(codec) image data")
+        case MB_UNSUPPORTED: ImageError(bridge: status, reason: "\(codec) feature not supported by libwebp")
+        case MB_USAGE: ImageError(bridge: status, reason: "libwebp refused the decoding parameters")
+        default: ImageError(bridge: status, reason: "corrupt \(codec) image data")
         }
     }
 }

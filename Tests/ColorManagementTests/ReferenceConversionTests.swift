@@ -115,6 +115,17 @@ struct ConvertedPicture {
 @Suite struct ReferenceConversionTests {
     static let cases = ConvertedPicture.fixtures.goldenFields("cases.txt")
 
+    /// Every tagged picture of the fixture folder has its case (and its golden), so none can
+    /// drop out of the parameterized tests unnoticed.
+    @Test func theCasesCoverEveryFixture() throws {
+        let names = try FileManager.default.contentsOfDirectory(atPath: ConvertedPicture.fixtures.root.path)
+        let pictures = names.filter { name in
+            !name.contains(".golden.") && [".png", ".jpg", ".webp", ".heic", ".avif"].contains { name.hasSuffix($0) }
+        }
+        #expect(Self.cases.map { $0[0] }.sorted() == pictures.sorted())
+        for fields in Self.cases { #expect(names.contains(fields[1]), "\(fields[1])") }
+    }
+
     @Test(arguments: cases.map { $0[0] })
     func matchesImageCms(_ fixture: String) throws {
         let fields = try #require(Self.cases.first { $0[0] == fixture })

@@ -14,7 +14,7 @@ import Testing
 let fixtureFolder = FixtureFolder(in: .module)
 
 /// The lines of `cases.txt`.
-let fixtureCases: [GIFFixture] = fixtureFolder.goldenFields("cases.txt").compactMap(GIFFixture.init)
+let fixtureCases: [GIFFixture] = fixtureFolder.goldenLines("cases.txt", GIFFixture.init)
 
 /// One fixture GIF and what Pillow says about it.
 struct GIFFixture: Sendable, CustomTestStringConvertible {

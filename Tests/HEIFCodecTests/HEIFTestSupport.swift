@@ -26,7 +26,7 @@ struct HEIFCase: Sendable, CustomTestStringConvertible {
     var testDescription: String { file }
 }
 
-let heifCases: [HEIFCase] = fixtureFolder.goldenFields("cases.txt").compactMap { fields in
+let heifCases: [HEIFCase] = fixtureFolder.goldenLines("cases.txt") { fields in
     guard fields.count == 6, let width = Int(fields[1]), let height = Int(fields[2]), let bits = Int(fields[3]) else { return nil }
     return HEIFCase(file: fields[0], width: width, height: height, bitDepth: bits, hasAlpha: fields[4] == "1",
                     reference: fields[5])

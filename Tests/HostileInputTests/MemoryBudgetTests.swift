@@ -38,8 +38,21 @@ import TestSupport
         let folder = ScratchFolder("mem")
         let result = Masonry.run(Self.smallInputs(folder) + ["-o", folder.sub("out.png"), "-w", "1048577"], timeout: 30)
         #expect(result.status == 64 && result.peakRSS < 64 * Self.MiB, "\(result)")
-        #expect(result.stderr.contains("--page-height 16384 is too small") && result.stderr.contains("smallest page height that works is"),
+        // The file is named, and --width is the cause: the largest width that works is given (issue #36).
+        #expect(result.stderr.contains("in1.png needs a tile taller than a page of --page-height 16384 at --width 1048577: "
+                                       + "the largest --width that works is ") && result.stderr.contains("or a --page-height of at least"),
                 "\(result)")
+        let number = result.stderr.range(of: #"works is [0-9]+"#, options: .regularExpression)
+            .map { result.stderr[$0].split(separator: " ").last! }
+        let width = number.flatMap { Int($0) } ?? 0
+        #expect(width > 0)
+        let inputs = ScratchFolder("mem")
+        // Planned only: a sheet that wide fits its pages but not --max-memory, a separate check.
+        let plan = ["--plan-only", "--manifest", folder.sub("w.json")]
+        let fits = Masonry.run(Self.smallInputs(inputs) + plan + ["-w", "\(width)"], timeout: 30)
+        #expect(fits.status == 0, "--width \(width): \(fits)")
+        let tooWide = Masonry.run(Self.smallInputs(inputs) + plan + ["-w", "\(width + 1)"], timeout: 30)
+        #expect(tooWide.status == 64, "--width \(width + 1): \(tooWide)")
     }
 
     @Test func raisingTheBudgetOrNarrowingTheSheetMakesItWork() {

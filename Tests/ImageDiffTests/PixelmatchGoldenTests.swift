@@ -40,7 +40,7 @@ struct PixelmatchGolden: Sendable, CustomTestStringConvertible {
         #expect(result.diffPixels == golden.diffPixels)
         #expect(result.aaPixels == golden.aaPixels)
         #expect(result.bounds == golden.bounds)
-        #expect(SHA256.hex(SHA256.digest(result.picture)) == golden.pictureSHA256)
+        #expect(Digest.SHA256.hex(Digest.SHA256.digest(result.picture)) == golden.pictureSHA256)
         let resized = baseline.width != current.width || baseline.height != current.height
         let status: PairStatus = resized ? .resized : golden.diffPixels > 0 ? .changed : .unchanged
         #expect(PairVerdict(result.findings, limits: CompareLimits()) == PairVerdict(status: status, failed: status != .unchanged))

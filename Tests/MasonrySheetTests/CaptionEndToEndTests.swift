@@ -1,4 +1,3 @@
-import Digest
 import Foundation
 import CodecCore
 import PNGCodec

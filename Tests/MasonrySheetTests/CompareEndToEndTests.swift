@@ -1,4 +1,3 @@
-import Digest
 import Foundation
 @testable import MasonrySheet
 import CodecCore
@@ -136,7 +135,7 @@ import Glibc
         #expect(summary == ["unchanged": 14, "changed": 3, "resized": 1, "added": 2, "removed": 2, "error": 2, "failed": 6])
         let options = run.report["options"] as? [String: Any]
         #expect(options?["threshold"] as? Double == 0.1 && options?["includeAA"] as? Bool == false)
-        #expect(run.reportText.hasPrefix("{\n  \"version\": 1,\n  \"options\": {\"threshold\": 0.1, \"includeAA\": false, "
+        #expect(run.reportText.hasPrefix("{\n  \"version\": 1,\n  \"generator\": \"masonry\",\n  \"options\": {\"threshold\": 0.1, \"includeAA\": false, "
                                          + "\"maxDiffPixels\": 0, \"maxDiffRatio\": 0.0, \"colorManagement\": false},\n"))
 
         // Fields of each kind of item.

@@ -29,7 +29,11 @@ import TestSupport
     func everyFormatHasASampleThatOnlyItsOwnSignatureClaims(format: ImageFormat) throws {
         let bytes = try Self.sample(of: format)
         let prefix = Array(bytes.prefix(ImageFormats.detectionPrefixBytes))
-        #expect(ImageFormats.all.filter { $0.detection.matches(Array(prefix.prefix($0.detection.prefixBytes))) } == [format])
+        #expect(try ImageFormats.format(ofPrefix: prefix) == format)
+        // The winner outranks every other entry that accepts the sample.
+        let accepting = ImageFormats.all.filter { $0.detection.matches(Array(prefix.prefix($0.detection.prefixBytes))) }
+        #expect(accepting.contains(format))
+        #expect(accepting.allSatisfy { $0 == format || $0.detection.priority < format.detection.priority })
         let folder = TemporaryFolder()
         try Self.write(bytes, to: folder.file("picture"))
         let file = try InputFile(path: folder.file("picture"))
@@ -67,6 +71,37 @@ import TestSupport
             #expect(item["frames"] == nil)
         }
         #expect(found == expected)
+    }
+
+    /// The overlaps detection decides (issue #35): a PNG is its signature, not its first byte;
+    /// a text-mode-damaged PNG is still PNG's to name; a `mif1` file of AV1 items is AVIF.
+    @Test func detectionDecidesTheOverlapsByTheMostSpecificEntry() throws {
+        let png = try Self.sample(of: ImageFormats.png)
+        // 0x89 and then anything but the PNG signature's first half: no format.
+        var notPNG = png
+        notPNG[1] = UInt8(ascii: "Q")
+        #expect(throws: ImageError(.malformed, "not \(ImageFormats.namesForMessages) file")) {
+            try ImageFormats.format(ofPrefix: Array(notPNG.prefix(ImageFormats.detectionPrefixBytes)))
+        }
+        // The first half right, the second changed by a text-mode transfer: PNG's reader names it.
+        var damaged = png
+        damaged[4] = 0x0A
+        #expect(try ImageFormats.format(ofPrefix: Array(damaged.prefix(64))) == ImageFormats.png)
+        // Shorter than every signature: the start of a PNG is a truncated PNG; anything else is too short.
+        #expect(try ImageFormats.format(ofPrefix: Array(png.prefix(5))) == ImageFormats.png)
+        #expect(throws: ImageError(.tooShortForAnyFormat(size: 5))) { try ImageFormats.format(ofPrefix: Array("hello".utf8)) }
+        #expect(throws: ImageError(.emptyFile)) { try ImageFormats.format(ofPrefix: []) }
+        // An AVIF whose brands name only the structure (mif1, miaf): AVIF by its AV1 items, so its
+        // cache key names the AV1 decoder.
+        var avif = try Self.sample(of: ImageFormats.avif)
+        let ftypEnd = Int(avif[3]) | Int(avif[2]) << 8
+        for at in stride(from: 8, to: ftypEnd, by: 4) where at != 12 && Array(avif[at..<(at + 4)]) == Array("avif".utf8) {
+            avif.replaceSubrange(at..<(at + 4), with: Array("mif1".utf8))
+        }
+        #expect(!stride(from: 8, to: ftypEnd, by: 4).contains { Array(avif[$0..<($0 + 4)]) == Array("avif".utf8) })
+        #expect(try ImageFormats.format(ofPrefix: Array(avif.prefix(ImageFormats.detectionPrefixBytes))) == ImageFormats.avif)
+        let heic = try Self.sample(of: ImageFormats.heif)
+        #expect(try ImageFormats.format(ofPrefix: Array(heic.prefix(ImageFormats.detectionPrefixBytes))) == ImageFormats.heif)
     }
 
     @Test func aFileOfNoKnownFormatIsSkippedNamingEveryFormat() throws {

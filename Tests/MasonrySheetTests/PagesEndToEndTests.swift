@@ -1,4 +1,3 @@
-import Digest
 import Foundation
 import CodecCore
 import PNGCodec
@@ -151,7 +150,7 @@ import TestSupport
         #expect(tooSmall.status == 64)
         let message = tooSmall.errorLines.last ?? ""
         let smallest = try #require(message.split(separator: " ").last.flatMap { Int($0) }, "\(message)")
-        #expect(message.contains("--page-height 50 is too small"), "\(message)")
+        #expect(message.contains("needs a tile taller than a page of --page-height 50 at --width"), "\(message)")
         let fits = try MasonryExecutable.run(["in", "-o", "x.png", "--page-height", "\(smallest)"] + Self.layout, in: folder.path)
         #expect(fits.status == 0, "\(fits.standardError)")
         let tooTight = try MasonryExecutable.run(["in", "-o", "x.png", "--page-height", "\(smallest - 1)"] + Self.layout,

@@ -1,4 +1,3 @@
-import Digest
 import Foundation
 import CodecCore
 import PNGCodec
@@ -53,6 +52,14 @@ import TestSupport
         #expect(SHA256.hex(decoded.pixels) == Goldens.fixtureSheetPixels)
         #expect(SHA256.hex(outputs[0]) == Goldens.fixtureSheetPNG)
         #expect(SHA256.hex(Array(manifests[0].utf8)) == Goldens.fixtureManifest)
+        // Masonry's mark (issue #36) is the only change the sheet's bytes and the manifest's
+        // text saw since the earlier goldens: without it they are byte for byte what they were.
+        let mark = PNGBytes.chunk("mnRY", Array("masonry".utf8))
+        let iend = outputs[0].count - 12
+        #expect(Array(outputs[0][(iend - mark.count)..<iend]) == mark)
+        #expect(SHA256.hex(Array(outputs[0][..<(iend - mark.count)] + outputs[0][iend...])) == Goldens.fixtureSheetPNGBeforeTheMark)
+        let unmarked = manifests[0].replacingOccurrences(of: "  \"generator\": \"masonry\",\n", with: "")
+        #expect(SHA256.hex(Array(unmarked.utf8)) == Goldens.fixtureManifestBeforeTheMark)
     }
 
     @Test func manifestMatchesHandComputedGeometry() throws {
@@ -73,6 +80,7 @@ import TestSupport
         let expected = """
         {
           "version": 1,
+          "generator": "masonry",
           "sheet": {"width": 226, "height": 276, "columns": 2, "columnGap": 10, "rowGap": 10, "insets": {"top": 8, "right": 8, "bottom": 8, "left": 8}, "background": "#ffffffff"},
           "items": [
             {"index": 0, "path": "./a.png", "sourceWidth": 100, "sourceHeight": 100, "format": "PNG", "color": "untagged", "column": 0, "x": 8, "y": 8, "width": 100, "height": 100, "image": {"x": 8, "y": 8, "width": 100, "height": 100}},
@@ -142,7 +150,8 @@ import TestSupport
             try TestImages.write(TestImages.photoLike(width: 300, height: 240, seed: UInt64(index)), width: 300, height: 240,
                                  to: folder.file("in/\(index).png"))
         }
-        let earlier = Array("an earlier sheet".utf8)
+        // An earlier sheet of Masonry's (it ends in Masonry's mark), so the run may replace it.
+        let earlier = Array("an earlier sheet".utf8) + PNGBytes.chunk("mnRY", Array("masonry".utf8)) + PNGBytes.chunk("IEND", [])
         try Data(earlier).write(to: folder.url.appendingPathComponent("sheet.png"))
         let (process, _, _) = try MasonryExecutable.start(["in", "-o", "sheet.png", "--jobs", "1"], in: folder.path)
         // Wait until the temporary sheet exists, i.e. rendering has started, then kill without warning.
@@ -160,8 +169,12 @@ import TestSupport
 /// Recorded digests; see the test that checks them.
 enum Goldens {
     static let fixtureSheetPixels = "7f655a21f8796040c7fa2475a9515d5e3946ccf38130640a4f1688f2f0228716"
-    static let fixtureSheetPNG = "909b27e52e05dc35ad864e5009915f083d93e3e012f3068d018b62dc1d6a6b0e"
-    static let fixtureManifest = "0c45569a3fc61d31e2f79ad72293385d9c5b38cfe920f857ac162a7cc490ed81"
+    static let fixtureSheetPNG = "09dd1d216af4840ddbc8d8faf3ba0a6a4178362a17d9ce571f8c106eb8d50659"
+    static let fixtureManifest = "34286db6122cf154a63c3f0e9d5697766d3b3ae7a533bba5323eb0439527356f"
+    /// The goldens before Masonry marked its outputs (the `mnRY` chunk, the manifest's
+    /// `"generator"`): the same files with the mark taken out.
+    static let fixtureSheetPNGBeforeTheMark = "909b27e52e05dc35ad864e5009915f083d93e3e012f3068d018b62dc1d6a6b0e"
+    static let fixtureManifestBeforeTheMark = "0c45569a3fc61d31e2f79ad72293385d9c5b38cfe920f857ac162a7cc490ed81"
 }
 
 /// Options whose effect is only visible on the command line: progress, quiet, version,
@@ -245,7 +258,7 @@ enum Goldens {
         #expect(paths == ["in/sub/deeper/low.png", "in/sub/mid.png", "in/top.png"])
     }
 
-    @Test func aFileThatBreaksAfterLayoutLeavesABackgroundHoleAndIsListedAsSkipped() throws {
+    @Test func aFileThatBreaksAfterLayoutIsAnErrorTileAndIsListedAsSkipped() throws {
         let folder = TemporaryFolder()
         try makeImages(folder, ["1.png", "2.png"], side: 40)
         var bytes = try [UInt8](Data(contentsOf: folder.url.appendingPathComponent("2.png")))
@@ -258,14 +271,18 @@ enum Goldens {
         let manifest = try String(contentsOfFile: folder.file("m.json"), encoding: .utf8)
         #expect(manifest.contains("\"skipped\": [\n    {\"path\": \"./2.png\", \"reason\": \"truncated image data\"}\n  ]"))
         #expect(!manifest.contains("{\"index\": 1,"), "the failed image is not an item")
-        // Columns of 44 px: 112 - 2×8 margin - 8 gap = 88. The second tile (x 60...103) is background.
+        // Columns of 44 px: 112 - 2×8 margin - 8 gap = 88. The second tile (x 60...103) is the error
+        // tile (issue #36): its 2 px red frame at the edges, the pale fill inside, never the background.
         let sheet = try PNGDecoder.decodeRGBA(contentsOfFile: folder.file("s.png"))
+        func pixel(_ x: Int, _ y: Int) -> [UInt8] { Array(sheet.pixels[((y * sheet.width + x) * 4)..<((y * sheet.width + x) * 4 + 3)]) }
         for y in 8..<52 {
             for x in 60..<104 {
-                let offset = (y * sheet.width + x) * 4
-                #expect(Array(sheet.pixels[offset..<offset + 3]) == [255, 0, 255], "(\(x),\(y)) should be background")
-                if sheet.pixels[offset..<offset + 3] != [255, 0, 255] { return }
+                let edge = x < 62 || x >= 102 || y < 10 || y >= 50
+                if edge { #expect(pixel(x, y) == [0xD6, 0x27, 0x28], "(\(x),\(y)) should be the error frame") }
+                #expect(pixel(x, y) != [255, 0, 255], "(\(x),\(y)) shows the background")
+                if pixel(x, y) == [255, 0, 255] { return }
             }
         }
+        #expect(pixel(63, 11) == [0xFB, 0xE9, 0xE9], "the error tile's fill, above its text")
     }
 }

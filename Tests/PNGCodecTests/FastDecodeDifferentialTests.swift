@@ -4,7 +4,6 @@
 // (both fail with the same reason, or both deliver identical rows, formats and
 // trailing problems).
 
-import Digest
 import CZlib
 import Foundation
 import CodecCore

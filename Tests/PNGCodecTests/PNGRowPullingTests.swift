@@ -1,7 +1,6 @@
 // `PNGDecoder.nextRow()`: the pull API, on every PngSuite file and both decode routes, checked
 // against the outside decoder's goldens (Fixtures/goldens.txt) and against `readRows`.
 
-import Digest
 import CodecCore
 import PNGCodec
 import Raster

@@ -3,7 +3,6 @@
 // interlaced image equals its non-interlaced twin; every corrupt x* file is
 // rejected with a reason.
 
-import Digest
 import Foundation
 import CodecCore
 import PNGCodec

@@ -5,7 +5,6 @@
 // deflater alone is tested in DeflateTests.) Seeded tests print their seed; set
 // MASONRY_TEST_SEED to replay another.
 
-import Digest
 import CodecCore
 import Foundation
 @testable import PNGCodec

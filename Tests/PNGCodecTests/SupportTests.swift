@@ -1,7 +1,6 @@
 // The test target's own helpers checked against published vectors, so a
 // golden mismatch can't be blamed on them.
 
-import Digest
 import Testing
 #if canImport(Glibc)
 import Glibc

@@ -1,10 +1,10 @@
 // Helpers shared by every test target: digests, checksums, the suite's seed for the seeded
 // generator (SplitMix64 itself lives in SeededRandom, which the bench uses too).
-import Digest
 import Foundation
 @_exported import SeededRandom
 
-// MARK: - SHA-256 (FIPS 180-4); Foundation on Linux has no CryptoKit
+// MARK: - SHA-256 (FIPS 180-4), an implementation of the tests own: goldens are checked with it,
+// independently of the product's (Digest.SHA256, which SHA256Tests checks against it)
 
 public struct SHA256 {
     public init() {}

@@ -1,4 +1,3 @@
-import Digest
 import Foundation
 import CodecCore
 import PNGCodec
@@ -9,6 +8,14 @@ import WebPCodec
 /// Every fixture against Pillow's decode (scripts/make-webp-fixtures.py wrote the goldens with
 /// Pillow 13.0.0, whose bundled libwebp is 1.6.0; Masonry links Debian's libwebp 1.2.4).
 @Suite struct WebPDecodeTests {
+    /// The goldens name every WebP in the fixture folder, once: no fixture can drop out of the
+    /// parameterized tests below unnoticed.
+    @Test func theGoldensCoverEveryFixture() throws {
+        let files = try FileManager.default.contentsOfDirectory(atPath: fixtureFolder.root.path)
+            .filter { $0.hasSuffix(".webp") }.map { String($0.dropLast(5)) }.sorted()
+        #expect(WebPFixture.all.map(\.name).sorted() == files)
+    }
+
     @Test(arguments: WebPFixture.all)
     func headerAgreesWithPillow(_ fixture: WebPFixture) throws {
         let header = try WebPHeader(file: InputFile(path: fixture.path))

@@ -13,15 +13,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "bridge_support.h"
+
 /// Outcome of a bridge call. The message text is available from the decoder.
-typedef enum {
-    MGIF_OK = 0,
-    MGIF_MALFORMED = 1,   ///< the bytes break the GIF format (giflib's verdict)
-    MGIF_TRUNCATED = 2,   ///< the file ended where giflib needed more bytes
-    MGIF_LIMIT = 3,       ///< giflib could not allocate
-    MGIF_IO = 4,          ///< reading the descriptor failed
-    MGIF_USAGE = 5        ///< the caller broke the API contract (a bug)
-} mgif_status;
 
 /// The logical screen and the first frame, as giflib read them.
 typedef struct {
@@ -54,9 +48,9 @@ const char *mgif_decoder_message(const mgif_decoder *decoder);
 /// Reads the screen descriptor, the global colour table and every record up to the first
 /// image descriptor (extensions are read and skipped; the last graphic control extension
 /// gives the transparency index), then that descriptor and its local colour table.
-mgif_status mgif_decoder_open(mgif_decoder *decoder, mgif_first_frame *frame);
+mb_status mgif_decoder_open(mgif_decoder *decoder, mgif_first_frame *frame);
 /// Decodes the next line of the first frame, in stored order (interlaced frames give their
 /// lines pass by pass): frame->width palette indices.
-mgif_status mgif_decoder_read_line(mgif_decoder *decoder, uint8_t *indices);
+mb_status mgif_decoder_read_line(mgif_decoder *decoder, uint8_t *indices);
 
 #endif

@@ -12,14 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/// Outcome of a bridge call. The message text is available from the object.
-typedef enum {
-    MJPG_OK = 0,
-    MJPG_MALFORMED = 1,   ///< the file breaks the JPEG format (or uses a process libjpeg lacks)
-    MJPG_LIMIT = 2,       ///< decoding would need more memory than the budget
-    MJPG_IO = 3,          ///< reading the underlying file failed
-    MJPG_USAGE = 4        ///< the caller broke the API contract (a bug)
-} mjpg_status;
+#include "bridge_support.h"
+
 
 /// What libjpeg read from the markers before the first scan.
 typedef struct {
@@ -50,24 +44,24 @@ const char *mjpg_decoder_message(const mjpg_decoder *decoder);
 const char *mjpg_decoder_warning(const mjpg_decoder *decoder);
 
 /// Reads the markers up to the first scan.
-mjpg_status mjpg_decoder_read_header(mjpg_decoder *decoder, mjpg_image_info *info);
+mb_status mjpg_decoder_read_header(mjpg_decoder *decoder, mjpg_image_info *info);
 /// Chooses DCT scaling scale_num/8 (1...8) and the output colour (grey, or RGB
 /// for YCbCr, RGB, CMYK and YCCK), then starts decompression (a progressive
 /// file's scans are all read here).
-mjpg_status mjpg_decoder_start(mjpg_decoder *decoder, int scale_num, mjpg_image_info *info);
+mb_status mjpg_decoder_start(mjpg_decoder *decoder, int scale_num, mjpg_image_info *info);
 /// Reads the next output row (output_width * output_channels bytes).
-mjpg_status mjpg_decoder_read_row(mjpg_decoder *decoder, uint8_t *row);
+mb_status mjpg_decoder_read_row(mjpg_decoder *decoder, uint8_t *row);
 /// For a CMYK or YCCK file: reads the next row as libjpeg gives it, C, M, Y, K
 /// (output_width * 4 bytes, Adobe's inverted samples), for a colour profile to convert.
-mjpg_status mjpg_decoder_read_cmyk_row(mjpg_decoder *decoder, uint8_t *row);
+mb_status mjpg_decoder_read_cmyk_row(mjpg_decoder *decoder, uint8_t *row);
 /// Reads what follows the image data up to EOI.
-mjpg_status mjpg_decoder_finish(mjpg_decoder *decoder);
+mb_status mjpg_decoder_finish(mjpg_decoder *decoder);
 
 /// Compresses an RGB8 image (width * 3 bytes a row) into a baseline or
 /// progressive JFIF with 4:2:0 chroma at `quality` (1...100). On MJPG_OK,
 /// *output holds *count bytes to release with free(). message gets the
 /// reason on failure (capacity at least 200 bytes).
-mjpg_status mjpg_encode_rgb(const uint8_t *rgb, uint32_t width, uint32_t height, int quality,
+mb_status mjpg_encode_rgb(const uint8_t *rgb, uint32_t width, uint32_t height, int quality,
                             int progressive, uint8_t **output, size_t *count, char *message);
 
 #endif

@@ -8,6 +8,11 @@
 // every libpng call lives here: each entry point owns its setjmp, installs
 // error and warning handlers that copy libpng's message instead of printing
 // it, and returns a status saying why. No libpng type crosses this header.
+//
+// Unlike the other bridges, whose mb_status (bridge_support.h) says only whose fault a failure
+// is, libpng's failures are classified here into PNG's own causes (mpng_status, mapped to
+// PNGFailure in Swift), since its tests pin each corrupt file's cause. Reads go through the
+// shared mb_pread_full like every bridge's.
 
 #include <stddef.h>
 #include <stdint.h>

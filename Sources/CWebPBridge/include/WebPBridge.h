@@ -11,16 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/// Outcome of a bridge call.
-typedef enum {
-    MWEBP_OK = 0,
-    MWEBP_CORRUPT = 1,        ///< libwebp found the bitstream broken
-    MWEBP_TRUNCATED = 2,      ///< every byte was fed and the picture is not complete
-    MWEBP_UNSUPPORTED = 3,    ///< a bitstream feature libwebp does not decode
-    MWEBP_OUT_OF_MEMORY = 4,
-    MWEBP_IO = 5,             ///< pread failed: see mwebp_decoder_errno
-    MWEBP_USAGE = 6           ///< the caller broke the contract (a bug), or libwebp refused the parameters
-} mwebp_status;
+#include "bridge_support.h"
 
 typedef struct mwebp_decoder mwebp_decoder;
 
@@ -37,8 +28,8 @@ void mwebp_decoder_destroy(mwebp_decoder *decoder);
 /// Decodes until output row `y` is complete (reading more of the file as
 /// needed) and points *row at it; the row stays valid until the decoder is
 /// destroyed.
-mwebp_status mwebp_decoder_row(mwebp_decoder *decoder, int y, const uint8_t **row);
-/// The errno of the failed read after MWEBP_IO.
+mb_status mwebp_decoder_row(mwebp_decoder *decoder, int y, const uint8_t **row);
+/// The errno of the failed read after MB_IO.
 int mwebp_decoder_errno(const mwebp_decoder *decoder);
 
 /// libwebp's run-time decoder version: 0xMMmmpp (1.2.4 is 0x010204).

@@ -50,8 +50,9 @@ public struct BaselineChange: Sendable, Hashable {
     public let refusal: String?
     public let dryRun: Bool
 
-    /// Whether the pair now passes because of this change.
-    public var fixesPair: Bool { refusal == nil && !dryRun }
+    /// Whether the pair passes because of this change (in a dry run: would pass, since the
+    /// dry run makes every check the update makes and only the writing is left out).
+    public var fixesPair: Bool { refusal == nil }
 
     /// One stderr line: `masonry: baseline: wrote ui/new.png (added)`.
     public var line: String {
@@ -79,15 +80,13 @@ enum BaselineUpdater {
         items.compactMap { item in
             guard let action = update.mode.action(for: item.verdict.status) else { return nil }
             var refusal: String?
-            if !update.dryRun {
-                do throws(BaselineRefusal) {
-                    switch action {
-                    case .write: try write(item, into: baseline)
-                    case .delete: try delete(item.relativePath, in: baseline)
-                    }
-                } catch {
-                    refusal = error.reason
+            do throws(BaselineRefusal) {
+                switch action {
+                case .write: try write(item, into: baseline, dryRun: update.dryRun)
+                case .delete: try delete(item.relativePath, in: baseline, dryRun: update.dryRun)
                 }
+            } catch {
+                refusal = error.reason
             }
             return BaselineChange(relativePath: item.relativePath, action: action, status: item.verdict.status,
                                   refusal: refusal, dryRun: update.dryRun)
@@ -100,10 +99,21 @@ enum BaselineUpdater {
         init(_ what: String, _ code: Int32) { reason = "\(what): \(String(cString: strerror(code)))" }
     }
 
+    /// What `openParent` does with a folder on the way that does not exist.
+    private enum MissingFolder {
+        /// Make it (an update writing a file).
+        case create
+        /// Refuse (an update deleting a file).
+        case refuse
+        /// Stop there and return no descriptor: the update would make it (a dry run's check).
+        case stop
+    }
+
     /// The folder holding `relativePath`'s file, opened component by component below the
-    /// baseline without following links (made when `create`), and the file's name.
-    private static func openParent(of relativePath: RawPath, in baseline: RawPath, create: Bool) throws(BaselineRefusal)
-        -> (descriptor: Int32, name: [CChar]) {
+    /// baseline without following links, and the file's name; the descriptor is nil when
+    /// `missing` is `.stop` and a folder on the way does not exist.
+    private static func openParent(of relativePath: RawPath, in baseline: RawPath, missing: MissingFolder) throws(BaselineRefusal)
+        -> (descriptor: Int32?, name: [CChar]) {
         let components = relativePath.bytes.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false).map(Array.init)
         guard let name = components.last,
               components.allSatisfy({ !$0.isEmpty && $0 != [0x2E] && $0 != [0x2E, 0x2E] && !$0.contains(0) }) else {
@@ -116,7 +126,11 @@ enum BaselineUpdater {
             walked += (walked.isEmpty ? [] : [UInt8(ascii: "/")]) + component
             let name = cString(component)
             var next = masonry_openat(folder, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC, 0)
-            if next < 0 && errno == ENOENT && create {
+            if next < 0 && errno == ENOENT && missing == .stop {
+                close(folder)
+                return (nil, cString(components[components.count - 1]))
+            }
+            if next < 0 && errno == ENOENT && missing == .create {
                 if mkdirat(folder, name, 0o777) != 0 && errno != EEXIST {
                     let code = errno
                     close(folder)
@@ -142,18 +156,23 @@ enum BaselineUpdater {
         bytes.map { CChar(bitPattern: $0) } + [0]
     }
 
-    private static func write(_ item: PairResult, into baseline: RawPath) throws(BaselineRefusal) {
+    /// Copies the pair's current file over its baseline file; with `dryRun`, makes every
+    /// check of the copy (the digest, links and folders on the way, a folder at the name) and
+    /// writes nothing.
+    private static func write(_ item: PairResult, into baseline: RawPath, dryRun: Bool) throws(BaselineRefusal) {
         guard let source = item.pair.current, let digest = item.current?.sha256 else { throw BaselineRefusal("no current file") }
         let bytes = try read(source)
         guard SHA256.hex(SHA256.digest(bytes)) == digest else {
             throw BaselineRefusal("the current file changed since it was compared")
         }
-        let (folder, name) = try openParent(of: item.relativePath, in: baseline, create: true)
+        let (opened, name) = try openParent(of: item.relativePath, in: baseline, missing: dryRun ? .stop : .create)
+        guard let folder = opened else { return }   // dry run: the folder would be made
         defer { close(folder) }
         var status = stat()
         if fstatat(folder, name, &status, AT_SYMLINK_NOFOLLOW) == 0, status.st_mode & S_IFMT == S_IFDIR {
             throw BaselineRefusal("it is a folder in the baseline")
         }
+        if dryRun { return }
         let temporaryBytes = TemporaryName.make(for: item.relativePath.lastComponent)
         let temporaryName = cString(temporaryBytes)
         let folderPrefix = item.relativePath.bytes.prefix(through: item.relativePath.bytes.lastIndex(of: UInt8(ascii: "/")) ?? -1)
@@ -177,9 +196,11 @@ enum BaselineUpdater {
         }
     }
 
-    private static func delete(_ relativePath: RawPath, in baseline: RawPath) throws(BaselineRefusal) {
-        let (folder, name) = try openParent(of: relativePath, in: baseline, create: false)
+    private static func delete(_ relativePath: RawPath, in baseline: RawPath, dryRun: Bool) throws(BaselineRefusal) {
+        let (opened, name) = try openParent(of: relativePath, in: baseline, missing: .refuse)
+        guard let folder = opened else { return }
         defer { close(folder) }
+        if dryRun { return }
         guard unlinkat(folder, name, 0) == 0 || errno == ENOENT else { throw BaselineRefusal("cannot delete", errno) }
     }
 

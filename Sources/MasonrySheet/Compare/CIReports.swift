@@ -46,7 +46,7 @@ enum JUnitReport {
     static func xml(items: [PairResult], baseline: RawPath, current: RawPath) -> String {
         let errors = items.filter { $0.verdict.status == .error }.count
         let failures = items.filter { $0.verdict.failed && $0.verdict.status != .error }.count
-        var out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+        var out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n\(OwnOutput.commentMark)\n"
         out += "<testsuite name=\"masonry compare\" timestamp=\"1970-01-01T00:00:00\" hostname=\"localhost\" "
             + "tests=\"\(items.count)\" failures=\"\(failures)\" errors=\"\(errors)\" skipped=\"0\" time=\"0\">\n"
         out += "  <properties>\n"
@@ -98,7 +98,8 @@ enum MarkdownReport {
         if !passing.isEmpty {
             out += "\n<details><summary>Passing changes (\(passing.count))</summary>\n\n" + table(passing, linkBase: linkBase) + "\n</details>\n"
         }
-        return out
+        // Hidden when rendered; tells the next run this file is Masonry's to replace.
+        return out + "\n\(OwnOutput.commentMark)\n"
     }
 
     private static func table(_ rows: [(offset: Int, element: PairResult)], linkBase: String?) -> String {

@@ -56,6 +56,8 @@ public struct CompareRequest: Sendable {
     public var linkBase: String?
     /// `--update-baseline`: applied after every output was written.
     public var update: BaselineUpdate?
+    /// `--overwrite`: replace an existing file at an output path even when Masonry did not write it.
+    public var overwrite = false
     public var options: CompareOptions
 
     public init(baseline: RawPath, current: RawPath, output: RawPath = RawPath("review.png"), report: RawPath? = nil,
@@ -84,7 +86,7 @@ public struct CompareSummary: Sendable, Hashable {
         let order: [PairStatus] = [.changed, .resized, .added, .removed, .unchanged]
         var parts = order.compactMap { status in counts[status].map { "\($0) \(status.rawValue)" } }
         if let errors = counts[.error] { parts.append(errors == 1 ? "1 error" : "\(errors) errors") }
-        return (parts.isEmpty ? "no PNG files" : parts.joined(separator: ", ")) + "; \(failed) failed"
+        return (parts.isEmpty ? "no image files" : parts.joined(separator: ", ")) + "; \(failed) failed"
     }
 }
 
@@ -126,6 +128,15 @@ public enum ComparePipeline {
         let options = request.options
         let outputs = [request.output] + [request.report, request.html, request.junit, request.markdown].compactMap { $0 }
         try OutputSafety.check(outputs: outputs, inputs: [])
+        // Before any picture is read: every output can be written, lies outside both folders
+        // (the baseline and current files are never written; an output there would be paired
+        // on the next run) and replaces no user's file.
+        let named = [("-o", request.output)] + [("--report", request.report), ("--html", request.html),
+                                                ("--junit", request.junit), ("--markdown", request.markdown)]
+            .compactMap { what, path in path.map { (what, $0) } }
+        try OwnOutput.requireFolders(named)
+        try OwnOutput.refuseInside(named, folders: [("baseline", request.baseline), ("current", request.current)])
+        try OwnOutput.refuseForeign(named, overwrite: request.overwrite)
         // Earlier outputs are never compared: the review sheet, the report, and pages of an earlier run.
         let excluded = outputs + Planner.existingPageFiles(output: request.output)
         if let masks = options.maskDirectory, (masks.status()?.st_mode ?? 0) & S_IFMT != S_IFDIR {
@@ -144,7 +155,9 @@ public enum ComparePipeline {
         try opener.checkRun()
         let items = ComparePlanner.sheetOrder(judged)
         let shown = Array(items.prefix { options.showUnchanged || $0.verdict.status != .unchanged })
-        let plan = try ComparePlanner.plan(shown, options: options, output: request.output)
+        let plan = try ComparePlanner.plan(shown, pairs: items.count, options: options, output: request.output)
+        try OwnOutput.refuseForeign(plan.pages.map { (plan.pages.count == 1 ? "-o" : "page \($0.number)", $0.file) },
+                                    overwrite: request.overwrite)
         let windows = try PageRendering.windows(for: plan.pages, plan: plan, jobs: options.jobs, maxMemory: options.maxMemory,
                                                 advice: "use a smaller --page-height")
 

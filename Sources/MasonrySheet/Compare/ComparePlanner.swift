@@ -59,7 +59,9 @@ enum ComparePlanner {
     }
 
     /// The plan drawing `shown` (in order); tile i is `shown[i]`.
-    static func plan(_ shown: [PairResult], options: CompareOptions, output: RawPath) throws(SheetError) -> SheetPlan {
+    /// With nothing to show, the one page is a band that says so: `no differences in N pairs`
+    /// (`pairs`: how many were compared), never an empty sheet.
+    static func plan(_ shown: [PairResult], pairs: Int, options: CompareOptions, output: RawPath) throws(SheetError) -> SheetPlan {
         let configuration: LayoutConfiguration
         do {
             configuration = try LayoutConfiguration(width: ReviewSheetStyle.width, columns: ReviewSheetStyle.columns,
@@ -78,13 +80,24 @@ enum ComparePlanner {
             throw SheetError(.usage, "--page-height \(options.paging.maxHeight) is too small: \(error.description)")
         }
         let files = Planner.pageFiles(output: output, count: layout.pages.count)
-        let pages = layout.pages.enumerated().map { number, page in
+        var pages = layout.pages.enumerated().map { number, page in
             let tiles = layout.tiles[page.tiles]
                 .sorted { ($0.frame.y, $0.frame.x) < ($1.frame.y, $1.frame.x) }
                 .map { tile in
                     TilePlan(index: tile.index, frame: tile.frame, layers: layers(shown[tile.index], frame: tile.frame, options: options))
                 }
             return PagePlan(number: number + 1, file: files[number], height: page.height, tiles: tiles)
+        }
+        if shown.isEmpty {
+            let font = BitmapFont.builtIn(.large), padding = 6, inset = ReviewSheetStyle.gap
+            let band = LayoutRect(x: inset, y: inset, width: configuration.width - 2 * inset, height: font.lineHeight + 2 * padding)
+            let text = pairs == 0 ? "no pairs to compare" : "no differences in \(pairs) \(pairs == 1 ? "pair" : "pairs")"
+            let tile = TilePlan(index: nil, frame: band, layers: [
+                .text(lines: [TextLine(text).fitted(toWidth: band.width, in: font)], rect: band, top: padding, font: .large,
+                      color: ReviewSheetStyle.captionColor, inset: nil),
+                .frame(rect: band, width: 2, color: ReviewSheetStyle.unchangedColor),
+            ])
+            pages = [PagePlan(number: 1, file: files.first ?? output, height: band.height + 2 * inset, tiles: [tile])]
         }
         // `images[i]` stands for pair i: the band scheduler's memory estimate reads its width, and
         // a drawn pair runs two decoders at once, so it is both sides' widths together.

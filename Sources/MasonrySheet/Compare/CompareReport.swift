@@ -24,7 +24,7 @@ struct CompareReport {
             JSON.object([("file", .string(Manifest.text(page.file))), ("width", .int(plan.width)), ("height", .int(page.height))])
         }
         let itemsJSON = items.enumerated().map { index, result in itemJSON(result, tile: index < plan.layout.tiles.count ? index : nil) }
-        var out = "{\n  \"version\": 1,\n"
+        var out = "{\n  \"version\": 1,\n  \(OwnOutput.jsonMark),\n"
         out += "  \"options\": \(optionsJSON.compact),\n"
         out += "  \"summary\": \(summaryJSON.compact),\n"
         out += "  \"pages\": " + Manifest.lines(pages) + ",\n"

@@ -167,7 +167,7 @@ public enum ImageFormats {
     /// `ftyp` tell them apart. libheif applies `irot`/`imir`/`clap`, so the header's size is the
     /// displayed one and the orientation `.up`.
     static let heif = heifFamily(.heif, name: "HEIF", folderExtensions: [".heic", ".heif", ".hif"])
-    static let avif = heifFamily(.avif, name: "AVIF", folderExtensions: [".avif"])
+    static let avif = heifFamily(.avif, name: "AVIF", folderExtensions: [".avif", ".avifs"])
 
     private static func heifFamily(_ family: HEIFFormat, name: String, folderExtensions: [String]) -> ImageFormat {
         ImageFormat(

@@ -55,8 +55,8 @@ struct FileIdentity: Hashable, Sendable {
 
 /// Turns the command's input arguments into candidate files (SPEC §3, §5).
 ///
-/// Folders contribute their entries whose names end in `.png`, `.jpg` or
-/// `.jpeg` (any letter case; other files are counted in `otherFiles`); with `recursive` they also contribute their sub-folders' entries,
+/// Folders contribute their entries whose names end in an extension of the format table
+/// (`ImageFormats.all`, any letter case; other files are counted in `otherFiles`); with `recursive` they also contribute their sub-folders' entries,
 /// never entering a folder twice (so link loops end). Files named directly are
 /// read whatever their name. Only regular files (or links to them) are kept;
 /// everything else named like a PNG is reported with the reason.
@@ -77,6 +77,10 @@ struct InputScanner {
     private(set) var missingArguments: [SkippedInput] = []
     /// Entries of scanned folders that are neither images (by name) nor folders: ignored, and counted.
     private(set) var otherFiles = 0
+    /// `otherFiles` by kind, their extension in capitals (`BMP`, `TIFF`; `TIF` counts as `TIFF`),
+    /// for the message of a run that found no image. At most `maxKinds` kinds are told apart.
+    private(set) var otherKinds: [String: Int] = [:]
+    static let maxKinds = 32
     private var visitedFolders: Set<FileIdentity> = []
 
     init(recursive: Bool, excluding outputs: [RawPath]) {
@@ -166,7 +170,7 @@ struct InputScanner {
             // Without `recursive`, only image names matter: other entries are not even examined,
             // only counted when the listing says they are not folders.
             if !looksLikePNG && !recursive {
-                if entry.pointee.d_type != UInt8(DT_DIR) { otherFiles += 1 }
+                if entry.pointee.d_type != UInt8(DT_DIR) { countOther(name) }
                 continue
             }
             var entryStatus = stat()
@@ -187,9 +191,23 @@ struct InputScanner {
             if looksLikePNG || entryStatus.st_mode & S_IFMT == S_IFDIR {
                 entries.append(Entry(path: path, status: entryStatus))
             } else {
-                otherFiles += 1
+                countOther(name)
             }
         }
+    }
+
+    /// Counts an ignored file under its kind (see `otherKinds`).
+    private mutating func countOther(_ name: [UInt8]) {
+        otherFiles += 1
+        var kind = "without an extension"
+        if let dot = name.lastIndex(of: UInt8(ascii: ".")), dot > 0, name.count - dot - 1 <= 8,
+           name[(dot + 1)...].allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || ($0 | 0x20 >= 0x61 && $0 | 0x20 <= 0x7A) }),
+           dot + 1 < name.count {
+            kind = String(decoding: name[(dot + 1)...], as: UTF8.self).uppercased()
+            if kind == "TIF" { kind = "TIFF" }
+        }
+        if otherKinds[kind] == nil && otherKinds.count >= Self.maxKinds { kind = "other" }
+        otherKinds[kind, default: 0] += 1
     }
 
     private mutating func consider(_ path: RawPath, status: stat, foundInFolder: Bool) {

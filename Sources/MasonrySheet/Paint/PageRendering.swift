@@ -58,10 +58,11 @@ enum PageRendering {
                                                  workers: jobs, sRGBChunk: painter.colors != nil && page.convertsColor(of: plan))
                     let pageOutcomes = try scheduler.render(into: encoder, workerCount: jobs, onTileDone: onTileDone)
                     outcomes.merge(pageOutcomes) { first, _ in first }
-                    file.startWriteback()
                 } catch {
                     throw SheetError("cannot write \(page.file.displayName): \(error.reason)")
                 }
+                try OwnOutput.markPNG(file)
+                file.startWriteback()
                 written.append((page.file, plan.width, page.height))
             case .rows(let handler):
                 let handoff = RowHandoff(page: page.number, width: plan.width, channels: plan.channels, handler: handler)

@@ -27,6 +27,9 @@ struct TilePainter: Sendable {
                 let painter = PicturePainter(image: plan.images[image], limits: limits, opener: opener,
                                              underlay: plan.underlay, enlarge: plan.enlarge, cache: cache, colors: colors)
                 outcome = painter.paint(rect, into: canvas)
+                if case .failed(let reason) = outcome {
+                    ErrorTile.paint(rect, reason: reason, clip: clip, canvas: canvas)
+                }
             case .pairPanels(let panels):
                 outcome = PairPanelsPainter(panels: panels, limits: limits, opener: opener, underlay: plan.underlay).paint(into: canvas)
             case .fill(let rect, let color):

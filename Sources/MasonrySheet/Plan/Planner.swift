@@ -18,6 +18,27 @@ public struct PagingOptions: Sendable, Hashable {
 
 /// Turns images and options into a `SheetPlan`: pure computation, no file is read.
 enum Planner {
+    /// The largest sheet width below `configuration`'s, with its columns, gaps and insets, for
+    /// which `works` (a layout that fits the pages); nil when none does. Bisection: a narrower
+    /// sheet never makes a tile taller.
+    static func largestWidth(below configuration: LayoutConfiguration, works: (LayoutConfiguration) -> Bool) -> Int? {
+        func with(width: Int) -> LayoutConfiguration? {
+            try? LayoutConfiguration(width: width, columns: configuration.columns, columnGap: configuration.columnGap,
+                                     rowGap: configuration.rowGap, insets: configuration.insets, order: configuration.order,
+                                     tolerance: configuration.tolerance, maxTileAspect: configuration.maxTileAspect,
+                                     enlargesNarrowImages: configuration.enlargesNarrowImages)
+        }
+        let narrowest = configuration.insets.left + configuration.insets.right
+            + configuration.columns + (configuration.columns - 1) * configuration.columnGap
+        guard let smallest = with(width: narrowest), works(smallest) else { return nil }
+        var low = narrowest, high = configuration.width   // works(low), !works(high)
+        while high - low > 1 {
+            let middle = low + (high - low) / 2
+            if let candidate = with(width: middle), works(candidate) { low = middle } else { high = middle }
+        }
+        return low
+    }
+
     /// The plan for `images` (their sizes from the header pass), with page files named after `output`.
     /// With `sections` (consecutive, covering every image in order), each gets a header band.
     static func plan(images: [PlannedImage], sections: [PlannedSection] = [], options: SheetOptions,
@@ -27,14 +48,26 @@ enum Planner {
         let titleBand = options.title == nil ? 0 : BitmapFont.builtIn(.large).lineHeight + 2 * titlePadding
         let limits = PageLimits(maxHeight: options.paging.maxHeight, maxTiles: options.paging.maxImagesPerPage,
                                 headerHeight: titleBand == 0 ? 0 : titleBand + options.layout.rowGap)
+        func layOut(_ configuration: LayoutConfiguration) throws(LayoutError) -> PagedLayout {
+            try PagedLayout(configuration: configuration, sizes: sizes, bandHeight: style.captionBandHeight,
+                            sectionStarts: sections.map(\.images.lowerBound),
+                            sectionHeaderHeight: BitmapFont.builtIn(headerFont).lineHeight + 2 * headerPadding,
+                            limits: limits)
+        }
         let layout: PagedLayout
         do throws(LayoutError) {
-            layout = try PagedLayout(configuration: options.layout, sizes: sizes, bandHeight: style.captionBandHeight,
-                                     sectionStarts: sections.map(\.images.lowerBound),
-                                     sectionHeaderHeight: BitmapFont.builtIn(headerFont).lineHeight + 2 * headerPadding,
-                                     limits: limits)
+            layout = try layOut(options.layout)
         } catch {
-            throw SheetError(.usage, "--page-height \(options.paging.maxHeight) is too small: \(error.description)")
+            guard let (index, pageHeight) = error.tileTooTall else {
+                throw SheetError(.usage, "--page-height \(options.paging.maxHeight) is too small: \(error.description)")
+            }
+            // The picture's tile is as tall as its column is wide allows (up to --max-tile-aspect
+            // times it): name the file, and the widths and page heights that work.
+            let widest = largestWidth(below: options.layout) { configuration in (try? layOut(configuration)) != nil }
+            let width = widest.map { "the largest --width that works is \($0)" } ?? "no --width works with these columns"
+            throw SheetError(.usage, "\(images[index].path.displayName) needs a tile taller than a page of --page-height "
+                             + "\(options.paging.maxHeight) at --width \(options.layout.width): \(width), "
+                             + "or a --page-height of at least \(pageHeight)")
         }
         let underlay = underlay(style.tileBackground, over: options.background)
         let textColor = style.captionColor ?? defaultTextColor(on: underlay)
@@ -43,7 +76,7 @@ enum Planner {
             layout.tiles.map { tile in
                 let width = tile.bandFrame.width - 2 * TileStyle.captionPadding.horizontal
                 return format.render(images[tile.index], index: tile.index).map {
-                    TextLine(bytes: $0).fitted(toWidth: width, in: font)
+                    TextLine(bytes: $0).fitted(toWidth: width, in: font, keepingEnd: true)
                 }
             }
         } ?? []

@@ -44,7 +44,7 @@ struct Manifest {
             return item
         }
         let skips = skipped.map { JSON.object([("path", .string(Self.text($0.path))), ("reason", .string($0.reason))]) }
-        var out = "{\n  \"version\": \(version),\n  \"sheet\": \(sheet.compact),\n"
+        var out = "{\n  \"version\": \(version),\n  \(OwnOutput.jsonMark),\n  \"sheet\": \(sheet.compact),\n"
         if version >= 2 {
             let pages = plan.pages.map { page in
                 JSON.object([("file", .string(Self.text(page.file))), ("width", .int(plan.width)), ("height", .int(page.height))])
