@@ -30,7 +30,7 @@ private enum Verdict: Equatable, CustomStringConvertible {
 private func verdict(_ bytes: [UInt8], route: PNGDecodeRoute, compact: Bool) -> (Verdict, fast: Bool) {
     do {
         let decoder = try PNGDecoder(bytes: bytes, compactOpaqueRows: compact, route: route)
-        var digest = Digest.SHA256()
+        var digest = SHA256()
         try decoder.readRows { _, row in digest.update(row) }
         return (.decoded(header: decoder.header, format: decoder.rowFormat, opaque: decoder.isOpaque,
                          trailing: decoder.trailingProblem?.reason, digest: SHA256.hex(digest.finalize())),

@@ -21,7 +21,7 @@ struct SupportTests {
     }
 
     @Test func sha256MillionAAndIncrementalUpdates() {
-        var hasher = Digest.SHA256()
+        var hasher = SHA256()
         let chunk = [UInt8](repeating: UInt8(ascii: "a"), count: 1000)
         for _ in 0..<1000 { hasher.update(chunk) }
         #expect(hasher.finalize().map { String(format: "%02x", $0) }.joined()
@@ -29,7 +29,7 @@ struct SupportTests {
         // Every length around the padding boundary, fed whole and in odd pieces.
         for length in 50...130 {
             let message = (0..<length).map { UInt8(truncatingIfNeeded: $0 &* 37 &+ 11) }
-            var pieces = Digest.SHA256()
+            var pieces = SHA256()
             var offset = 0
             while offset < length {
                 let n = min(7, length - offset)
