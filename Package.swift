@@ -20,6 +20,7 @@ let package = Package(
         .library(name: "WebPCodec", targets: ["WebPCodec"]),
         .library(name: "GIFCodec", targets: ["GIFCodec"]),
         .library(name: "HEIFCodec", targets: ["HEIFCodec"]),
+        .library(name: "TIFFCodec", targets: ["TIFFCodec"]),
         .library(name: "MasonryLayout", targets: ["MasonryLayout"]),
         .library(name: "Raster", targets: ["Raster"]),
         .library(name: "MasonrySheet", targets: ["MasonrySheet"]),
@@ -106,6 +107,17 @@ let package = Package(
         .target(name: "CHEIFBridge", dependencies: ["CLibHeif"]),
         // HEIC/HEIF and AVIF: Masonry's own box parser (HEIFHeader) in front of libheif.
         .target(name: "HEIFCodec", dependencies: ["CodecCore", "CHEIFBridge", "Raster"]),
+        // libtiff from Debian (libtiff-dev 4.5).
+        .systemLibrary(
+            name: "CLibTIFF",
+            pkgConfig: "libtiff-4",
+            providers: [.apt(["libtiff-dev"])]
+        ),
+        // The only code that calls libtiff: reads through pread callbacks, captures its messages,
+        // converts rows to 8 bits. C code includes tiffio.h without the module, so it links here.
+        .target(name: "CTIFFBridge", dependencies: ["CLibTIFF", "CBridgeSupport"], linkerSettings: [.linkedLibrary("tiff"), .linkedLibrary("m")]),
+        // TIFF: Masonry's own IFD walk (TIFFHeader) in front of libtiff.
+        .target(name: "TIFFCodec", dependencies: ["CodecCore", "CTIFFBridge", "CBridgeSupport", "ColorManagement", "Raster"]),
         .target(name: "MasonryLayout"),
         .target(name: "Raster", dependencies: ["CRasterKernels", "WorkerThreads"], swiftSettings: rasterSettings),
         // Raster's hot loops in AVX2, chosen at run time (same integers as Raster's Swift code).
@@ -119,19 +131,19 @@ let package = Package(
         .target(name: "CFileAt"),
         // masonry compare's --config: a JSON reader with positions, path globs, per-pair options and rules.
         .target(name: "CompareConfig", dependencies: ["ImageDiff"]),
-        .target(name: "MasonrySheet", dependencies: ["Digest", "CodecCore", "ColorManagement", "CLibDeflate", "PNGCodec", "MasonryLayout", "Raster", "BitmapText", "ThumbnailCache", "JPEGCodec", "WebPCodec", "GIFCodec", "HEIFCodec", "GalleryPage", "ImageDiff", "CompareConfig", "CFileAt", "WorkerThreads"]),
+        .target(name: "MasonrySheet", dependencies: ["Digest", "CodecCore", "ColorManagement", "CLibDeflate", "PNGCodec", "MasonryLayout", "Raster", "BitmapText", "ThumbnailCache", "JPEGCodec", "WebPCodec", "GIFCodec", "HEIFCodec", "TIFFCodec", "GalleryPage", "ImageDiff", "CompareConfig", "CFileAt", "WorkerThreads"]),
         .target(name: "MasonryCommand", dependencies: ["MasonrySheet", "BitmapText", "ImageDiff", "CompareConfig", "WorkerThreads"]),
         // Thumbnails kept between runs (issue #15); CRC-32 from zlib.
         .target(name: "ThumbnailCache", dependencies: ["CZlib", "WorkerThreads"]),
         .executableTarget(name: "masonry", dependencies: ["MasonryCommand", "MasonrySheet"]),
-        .executableTarget(name: "masonry-bench", dependencies: ["CodecCore", "ColorManagement", "MasonrySheet", "PNGCodec", "JPEGCodec", "MasonryLayout", "Raster", "SeededRandom", "WorkerThreads"]),
+        .executableTarget(name: "masonry-bench", dependencies: ["CodecCore", "ColorManagement", "MasonrySheet", "PNGCodec", "JPEGCodec", "TIFFCodec", "MasonryLayout", "Raster", "SeededRandom", "WorkerThreads"]),
         .target(name: "GalleryPage", dependencies: ["BitmapText"]),
         .executableTarget(name: "gallery-page-bench", dependencies: ["CodecCore", "GalleryPage", "PNGCodec", "HeadlessChromium"]),
         // Headless Chromium over the DevTools pipe, for gallery-page-bench and the browser tests.
         .target(name: "HeadlessChromium"),
 
         // Every parser of outside bytes as a fuzz target: libFuzzer (scripts/fuzz.sh) and FuzzReplayTests call it.
-        .target(name: "FuzzTargets", dependencies: ["CodecCore", "PNGCodec", "JPEGCodec", "WebPCodec", "GIFCodec", "HEIFCodec", "CompareConfig", "ThumbnailCache", "MasonrySheet", "MasonryCommand", "ColorManagement"]),
+        .target(name: "FuzzTargets", dependencies: ["CodecCore", "PNGCodec", "JPEGCodec", "WebPCodec", "GIFCodec", "HEIFCodec", "TIFFCodec", "CompareConfig", "ThumbnailCache", "MasonrySheet", "MasonryCommand", "ColorManagement"]),
         // The libFuzzer driver over FuzzTargets (scripts/fuzz.sh); in an ordinary build, a replayer of files.
         .executableTarget(name: "masonry-fuzz", dependencies: ["FuzzTargets", "CSanitizerRuntime"]),
         // Declarations of the sanitizer runtimes' entry points (libFuzzer's driver, TSan's annotations); links nothing.
@@ -148,6 +160,7 @@ let package = Package(
         .testTarget(name: "WebPCodecTests", dependencies: ["CodecCore", "WebPCodec", "PNGCodec", "Raster", "TestSupport"], resources: [.copy("Fixtures")]),
         .testTarget(name: "GIFCodecTests", dependencies: ["CodecCore", "GIFCodec", "PNGCodec", "Raster", "TestSupport"], resources: [.copy("Fixtures")]),
         .testTarget(name: "HEIFCodecTests", dependencies: ["CodecCore", "HEIFCodec", "PNGCodec", "Raster", "TestSupport"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "TIFFCodecTests", dependencies: ["Digest", "CodecCore", "TIFFCodec", "ColorManagement", "PNGCodec", "Raster", "TestSupport"], resources: [.copy("Fixtures")]),
         .testTarget(name: "RasterTests", dependencies: ["CodecCore", "Raster", "TestSupport"], resources: [.copy("Fixtures")]),
         .testTarget(name: "MasonrySheetTests", dependencies: ["CodecCore", "MasonrySheet", "MasonryCommand", "MasonryLayout", "BitmapText", "PNGCodec", "Raster", "TestSupport"], resources: [.copy("Fixtures")]),
         .testTarget(name: "BitmapTextTests", dependencies: ["CodecCore", "BitmapText", "MasonrySheet", "PNGCodec", "Raster", "TestSupport"], resources: [.copy("Fixtures")]),

@@ -1,9 +1,12 @@
 #!/usr/bin/env python3
 """masonry-bench's corpus of the round-3 formats: the bench's photos (PNG) converted, once, to
 WebP (lossy, quality 85), GIF (256 colours, no dither), HEIC (heif-enc, quality 80, no thumbnail),
-HEIC with a 320 px thumbnail (as an iPhone writes one), and AVIF (Pillow, quality 80, speed 8).
+HEIC with a 320 px thumbnail (as an iPhone writes one), AVIF (Pillow, quality 80, speed 8), and
+TIFF (tifffile with imagecodecs: LZW with the horizontal predictor in 16-row strips, and every
+fourth one tiled 256×256 with Deflate: how scanners and libvips write them; `pip install tifffile
+imagecodecs`, only for the TIFF folder).
 
-    python3 scripts/make-bench-format-corpus.py SOURCE_FOLDER TARGET_FOLDER [COUNT]
+    python3 scripts/make-bench-format-corpus.py SOURCE_FOLDER TARGET_FOLDER [COUNT [FORMAT...]]
 
 Takes every len/COUNT-th photo of SOURCE_FOLDER in name order (COUNT defaults to 40) and writes
 TARGET_FOLDER/<format>/<stem>.<ext>. Needs Pillow (WebP, GIF, AVIF; `pip install pillow`) and Debian's libheif-examples (heif-enc). masonry-bench runs it when the corpus is missing.
@@ -16,17 +19,25 @@ import tempfile
 
 from PIL import Image
 
-FORMATS = ["webp", "gif", "heic", "heic-thumbnails", "avif"]
+FORMATS = ["webp", "gif", "heic", "heic-thumbnails", "avif", "tiff"]
 
 
 def convert(job):
-    source, target = job
+    source, target, formats = job
     picture = Image.open(source)
     picture = picture.convert("RGBA" if "A" in picture.getbands() else "RGB")
     if picture.mode == "RGBA":
         white = Image.new("RGBA", picture.size, (255, 255, 255, 255))
         picture = Image.alpha_composite(white, picture).convert("RGB")
     stem = pathlib.Path(source).stem
+    if "tiff" in formats:
+        import numpy
+        import tifffile
+        tiled = sum(stem.encode()) % 4 == 0
+        options = dict(compression="zlib", tile=(256, 256)) if tiled else dict(compression="lzw", predictor=True, rowsperstrip=16)
+        tifffile.imwrite(target / "tiff" / f"{stem}.tif", numpy.asarray(picture), photometric="rgb", **options)
+    if formats != FORMATS:
+        return
     picture.save(target / "webp" / f"{stem}.webp", quality=85, method=4)
     picture.quantize(colors=256, dither=Image.Dither.NONE).save(target / "gif" / f"{stem}.gif")
     picture.save(target / "avif" / f"{stem}.avif", quality=80, speed=8)
@@ -46,10 +57,11 @@ def main():
     photos = sorted(source.glob("*.png"))
     step = max(1, len(photos) // count)
     chosen = photos[::step][:count]
-    for name in FORMATS:
+    formats = sys.argv[4:] or FORMATS
+    for name in formats:
         (target / name).mkdir(parents=True, exist_ok=True)
     with multiprocessing.Pool() as pool:
-        pool.map(convert, [(str(p), target) for p in chosen])
+        pool.map(convert, [(str(p), target, formats) for p in chosen])
 
 
 if __name__ == "__main__":

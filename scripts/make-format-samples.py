@@ -18,5 +18,6 @@ picture.save(out / "sample.jpg", quality=90)
 picture.save(out / "sample.webp", quality=90, method=6)
 picture.quantize(colors=64, dither=Image.Dither.NONE).save(out / "sample.gif")
 picture.save(out / "sample.avif", quality=90)
+picture.save(out / "sample.tif", compression="tiff_lzw")
 import pillow_heif
 pillow_heif.from_pillow(picture).save(out / "sample.heic", quality=90)

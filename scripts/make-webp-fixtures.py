@@ -21,6 +21,17 @@ Goldens, all from Pillow's own decode (full size, first frame):
   describes it: `ImageOps.exif_transpose`, Lanczos to the tile size (display orientation,
   height from SPEC's rounding rule), composited over white, RGB.
 
+The alpha-hint fixtures (`python3 scripts/make-webp-fixtures.py --alpha-hint` writes only
+these): lossless pictures whose VP8L header says `alpha_is_used` 0 while their pixels are
+transparent, with `alpha-hint.txt` (name, width, height, SHA-256 of `dwebp -pam`'s RGBA, which
+decodes with alpha whatever the hint; Pillow and `dwebp -png` follow the hint and draw them
+opaque). Needs Debian's `webp` (dwebp).
+- `palette-past-end-no-alpha-hint.webp`: a VP8L bitstream written here bit by bit: a
+  one-colour palette and indices 0, 1, 0, 1, ...; index 1 is past the palette, so it decodes
+  to transparent black (WebP lossless spec, colour-indexing transform).
+- `transparent-lossless-no-alpha-hint.webp`: Pillow's lossless encoding of tux with alpha,
+  its header's alpha bit cleared.
+
 It also writes the seeds of the `webp-header` and `webp-decode` fuzz targets
 (Tests/FuzzReplayTests/Corpus/): four of the fixtures and a 48x32 lossless one with alpha;
 and copies six fixtures with their tile goldens to Tests/MasonrySheetTests/Fixtures/WebP/ for
@@ -31,6 +42,8 @@ import io
 import os
 import shutil
 import struct
+import subprocess
+import sys
 
 from PIL import Image, ImageCms, ImageOps
 
@@ -115,8 +128,84 @@ def tile_height(tile_width, width, height):
     return max(1, (2 * tile_width * height + width) // (2 * width))
 
 
+class BitWriter:
+    """Bits least significant first, as VP8L reads them."""
+    def __init__(self):
+        self.value, self.count = 0, 0
+
+    def put(self, value, count):
+        self.value |= (value & ((1 << count) - 1)) << self.count
+        self.count += count
+
+    def bytes(self):
+        return self.value.to_bytes((self.count + 7) // 8, "little")
+
+
+def vp8l_one_colour_palette(width, height, argb, packed_green):
+    """A VP8L bitstream: a colour-indexing transform of one colour, every prefix code a simple
+    one-symbol code (no bits a pixel), each packed pixel's green (8 indices of 1 bit) `packed_green`."""
+    def simple_code(bits, symbol):
+        bits.put(1, 1)          # simple code
+        bits.put(0, 1)          # one symbol
+        bits.put(1, 1)          # of 8 bits
+        bits.put(symbol, 8)
+    alpha, red, green, blue = argb
+    bits = BitWriter()
+    bits.put(0x2F, 8)
+    bits.put(width - 1, 14)
+    bits.put(height - 1, 14)
+    bits.put(0, 1)              # alpha_is_used: 0
+    bits.put(0, 3)              # version
+    bits.put(1, 1)              # a transform:
+    bits.put(3, 2)              # colour indexing,
+    bits.put(0, 8)              # of 1 colour; its palette, a 1x1 image:
+    bits.put(0, 1)              # no colour cache
+    for symbol in (green, red, blue, alpha, 0):
+        simple_code(bits, symbol)
+    bits.put(0, 1)              # no more transforms; the main image:
+    bits.put(0, 1)              # no colour cache
+    bits.put(0, 1)              # no meta prefix codes
+    for symbol in (packed_green, 0, 0, 0, 0):
+        simple_code(bits, symbol)
+    return bits.bytes()
+
+
+def dwebp_rgba(path):
+    """`dwebp -pam`'s pixels: RGBA, straight alpha."""
+    pam = subprocess.run(["dwebp", path, "-pam", "-o", "-"], check=True, capture_output=True).stdout
+    return pam[pam.index(b"ENDHDR\n") + 7:]
+
+
+def write_alpha_hint_fixtures():
+    tux = sample("18-tux-penguin.png").convert("RGBA")
+    tux = tux.resize((96, tile_height(96, *tux.size)), Image.LANCZOS)
+    tux_bits = bytearray(dict(bitstream(tux, lossless=True))["VP8L"])
+    assert tux_bits[4] & 0x10, "Pillow set the alpha hint"
+    tux_bits[4] &= ~0x10        # bit 28 of the 32 after the signature
+    cases = [
+        ("palette-past-end-no-alpha-hint", riff([chunk("VP8L", vp8l_one_colour_palette(16, 12, (255, 255, 128, 32), 0xAA))])),
+        ("transparent-lossless-no-alpha-hint", riff([chunk("VP8L", bytes(tux_bits))])),
+    ]
+    lines = []
+    for name, data in cases:
+        path = os.path.join(OUT, name + ".webp")
+        with open(path, "wb") as f:
+            f.write(data)
+        decoded = Image.open(path)
+        assert decoded.mode == "RGB", "Pillow follows the hint"
+        rgba = dwebp_rgba(path)
+        assert len(rgba) == decoded.width * decoded.height * 4 and any(rgba[i] != 255 for i in range(3, len(rgba), 4))
+        lines.append(f"{name} {decoded.width} {decoded.height} {hashlib.sha256(rgba).hexdigest()}")
+    with open(os.path.join(OUT, "alpha-hint.txt"), "w") as f:
+        f.write("# name width height sha256(dwebp -pam RGBA), by scripts/make-webp-fixtures.py --alpha-hint\n")
+        f.write("\n".join(lines) + "\n")
+
+
 def main():
     os.makedirs(OUT, exist_ok=True)
+    write_alpha_hint_fixtures()
+    if sys.argv[1:] == ["--alpha-hint"]:
+        return
     coffee = sample("05-coffee-16bit.png").convert("RGB").crop((150, 60, 510, 300)).resize((300, 200), Image.LANCZOS)
     tux = sample("18-tux-penguin.png").convert("RGBA")
     tux = tux.resize((240, tile_height(240, *tux.size)), Image.LANCZOS)

@@ -26,6 +26,8 @@ struct mcms_transform {
     cmsContext context;
     cmsHTRANSFORM transform;
     char message[MCMS_MESSAGE_CAPACITY];   // lcms's first error, kept while the context lives
+    int has_grey_levels;                   // grey profiles: grey_levels holds each level's sRGB value
+    uint8_t grey_levels[256];
 };
 
 /// lcms's error handler: keeps the first message of the context's owner, prints nothing.
@@ -142,6 +144,29 @@ static shaper_model *build_model(const mcms_transform *t, cmsHPROFILE source, in
     return m;
 }
 
+/// Each 8-bit grey level through the profile in floating point (lcms's optimised 8-bit grey
+/// path is coarse where a curve is steep: a gAMA 2.5 picture's level 1 came out 17, not 93).
+static int build_grey_levels(mcms_transform *t, cmsHPROFILE source, cmsHPROFILE target, int intent) {
+    cmsHTRANSFORM exact = cmsCreateTransformTHR(t->context, source, TYPE_GRAY_FLT, target, TYPE_RGB_FLT,
+                                                (cmsUInt32Number)intent, cmsFLAGS_NOCACHE);
+    if (exact == NULL) return 0;
+    for (int v = 0; v < 256; v++) {
+        float grey = (float)v / 255.0f, rgb[3];
+        cmsDoTransform(exact, &grey, rgb, 1);
+        // A neutral grey is neutral in sRGB: the green sample stands for all three.
+        float value = rgb[1] * 255.0f + 0.5f;
+        t->grey_levels[v] = (uint8_t)(value <= 0 ? 0 : value >= 255 ? 255 : value);
+    }
+    cmsDeleteTransform(exact);
+    return 1;
+}
+
+int mcms_transform_grey_levels(const mcms_transform *t, uint8_t levels[256]) {
+    if (!t->has_grey_levels) return 0;
+    memcpy(levels, t->grey_levels, 256);
+    return 1;
+}
+
 mcms_transform *mcms_transform_create(const uint8_t *profile, size_t size, int intent,
                                       mcms_layout input, mcms_layout output,
                                       char *message, size_t capacity) {
@@ -175,6 +200,7 @@ mcms_transform *mcms_transform_create(const uint8_t *profile, size_t size, int i
         }
     }
     if (t->transform != NULL && t->channels != 0) t->model = build_model(t, source, intent);
+    if (t->transform != NULL && input == MCMS_GREY8) t->has_grey_levels = build_grey_levels(t, source, target, intent);
     if (source != NULL) cmsCloseProfile(source);
     if (target != NULL) cmsCloseProfile(target);
     if (t->transform == NULL) {

@@ -53,11 +53,16 @@ public final class ColorTransform: Sendable {
         }
         handle = Handle(built)
         if profile.colorModel == .grey {
-            let ramp = (0...255).map { UInt8($0) }
-            var levels = [UInt8](repeating: 0, count: 256 * 3)
-            mcms_transform_apply(built, ramp, &levels, 256)
-            // A neutral grey is neutral in sRGB: the green sample stands for all three.
-            greyLevels = (0..<256).map { levels[3 * $0 + 1] }
+            // Each level converted in floating point (lcms's 8-bit grey path is coarse where
+            // the curve is steep); lcms's 8-bit answer only if that transform cannot be built.
+            var levels = [UInt8](repeating: 0, count: 256)
+            if mcms_transform_grey_levels(built, &levels) == 0 {
+                let ramp = (0...255).map { UInt8($0) }
+                var rgb = [UInt8](repeating: 0, count: 256 * 3)
+                mcms_transform_apply(built, ramp, &rgb, 256)
+                levels = (0..<256).map { rgb[3 * $0 + 1] }
+            }
+            greyLevels = levels
         } else {
             greyLevels = nil
         }

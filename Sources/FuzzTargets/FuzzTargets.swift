@@ -14,6 +14,8 @@ public enum FuzzTargets {
         .gifDecode,
         .heifHeader,
         .heifDecode,
+        .tiffHeader,
+        .tiffDecode,
         .compareConfig,
         .compareGlob,
         .cacheEntry,

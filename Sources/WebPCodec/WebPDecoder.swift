@@ -11,7 +11,11 @@ import Raster
 ///   does on a transparent canvas (the first frame is a key frame: nothing to blend with),
 ///   without allocating the canvas: rows outside the frame are transparent.
 /// - Colour: `.rgba8` with straight alpha when the file says it has alpha (or an animation's
-///   first frame leaves part of the canvas bare), else `.rgb8`. ICC profiles are not applied.
+///   first frame leaves part of the canvas bare), and for every lossless (VP8L) picture, else
+///   `.rgb8`. A VP8L header's `alpha_is_used` bit is only a hint: its ARGB pixels carry alpha
+///   whatever the bit says, and an index past a colour-indexing transform's palette decodes to
+///   transparent black (WebP lossless spec, §4.4), so VP8L is always decoded with its alpha,
+///   as `dwebp -pam` does. ICC profiles are not applied.
 /// - Memory: the stored size must pass `limits.refusal` before anything is allocated.
 ///   libwebp holds the output picture (at the output size) and the compressed bytes not yet
 ///   consumed; lossless pictures also hold their ARGB pixels at full size (the format's
@@ -52,7 +56,7 @@ public final class WebPDecoder: RowSource {
         let output = header.isAnimated
             ? (width: header.width, height: header.height)
             : Self.outputSize(width: header.width, height: header.height, minimumWidth: minimumWidth, minimumHeight: minimumHeight)
-        let alpha = header.hasAlpha || !coversCanvas
+        let alpha = header.hasAlpha || !coversCanvas || header.compression == .lossless
         // libwebp's output picture (the frame's, for an animation), and a lossless picture's ARGB pixels.
         let held = (header.isAnimated ? frame.width * frame.height : output.width * output.height) * (alpha ? 4 : 3)
             + (header.compression == .lossless ? frame.width * frame.height * 4 : 0)

@@ -2,6 +2,7 @@ import Foundation
 import MasonrySheet
 import CodecCore
 import PNGCodec
+import TIFFCodec
 import WorkerThreads
 
 // The round-3 formats stage (issue #22): the bench's photos converted once to WebP, GIF, HEIC
@@ -97,6 +98,10 @@ func formatsStage(photosFolder: String, root: String, masonry: String, outDir: S
                                       sheet.median, Stats(samples: cpuRatios).median, Double(rss.max() ?? 0) / 1_048_576,
                                       ratios.map { String(format: "%.3f", $0) }.joined(separator: " "))))
     }
+    if known.contains("TIFF") {
+        try tiffStage(photosFolder: photosFolder, corpus: corpus, masonry: masonry, outDir: outDir, cores: cores, runs: runs,
+                      count: count)
+    }
     guard known.contains("HEIF") else { return }
     // HEIC with 320 px thumbnails: a thumbnail serves a tile of at most 160 px (twice the tile).
     let plain = corpus + "/heic", thumbnails = corpus + "/heic-thumbnails"
@@ -115,4 +120,51 @@ func formatsStage(photosFolder: String, root: String, masonry: String, outDir: S
                          note: String(format: "with thumbnails %.2f s; the thumbnail %@ (it must be at least twice the tile)",
                                       Stats(samples: withThumbnails).median, 320 >= 2 * tile ? "serves these tiles" : "is too small")))
     }
+}
+
+/// TIFF against libtiff's own full decode (issue #31's floor: every strip or tile of the first
+/// page through TIFFReadEncodedStrip/Tile, no conversion), on all cores, round by round with
+/// masonry on the folder; also Masonry's full-size decode (the bridge's conversion to 8-bit
+/// rows) against the same floor. The folder is added to an older corpus when it lacks it.
+func tiffStage(photosFolder: String, corpus: String, masonry: String, outDir: String, cores: Int, runs: Int,
+                       count: Int) throws {
+    let folder = corpus + "/tiff"
+    if files(in: folder).isEmpty {
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("scripts/make-bench-format-corpus.py").path
+        log("formats corpus: converting \(count) photos to TIFF (one-off)")
+        guard let result = try? runChild("/usr/bin/env", ["python3", script, photosFolder, corpus, "\(count)", "tiff"], quiet: false),
+              result.exitStatus == 0 else {
+            log("formats corpus: the TIFF conversion failed (needs python3 with tifffile and imagecodecs); TIFF skipped")
+            return
+        }
+    }
+    let paths = files(in: folder)
+    guard !paths.isEmpty else { throw BenchError("formats: no files in \(folder)") }
+    @Sendable func floorDecode(_ path: String) -> Int { (try? TIFFDecoder.libraryFloorDecode(file: InputFile(path: path))) ?? 0 }
+    let pixels = paths.reduce(0) { $0 + floorDecode($1) }   // also the warm-up
+    _ = try runChild(masonry, [folder, "-o", outDir + "/tiff-sheet.png", "--page-height", "0", "-q"])
+    var ratios: [Double] = [], decodeRatios: [Double] = [], floors: [Double] = [], sheets: [Double] = [], rss: [Int] = []
+    for _ in 0..<runs {
+        var start = now()
+        _ = parallelMap(count: paths.count, jobs: cores) { _ = floorDecode(paths[$0]) }
+        let floor = now() - start
+        start = now()
+        _ = parallelMap(count: paths.count, jobs: cores) { _ = try? decodeFullSize(paths[$0]) }
+        let decode = now() - start
+        let sheet = try runChild(masonry, [folder, "-o", outDir + "/tiff-sheet.png", "--page-height", "0", "-q"])
+        guard sheet.exitStatus == 0 else { throw BenchError("masonry (tiff) exited with \(sheet.exitStatus)") }
+        floors.append(floor); sheets.append(sheet.wallSeconds); rss.append(sheet.peakRSSBytes)
+        ratios.append(sheet.wallSeconds / floor)
+        decodeRatios.append(decode / floor)
+    }
+    let ratio = Stats(samples: ratios), floor = Stats(samples: floors), decode = Stats(samples: decodeRatios)
+    record(ResultRow(stage: "tiff", metric: "masonry ÷ libtiff's own full decode, wall (same round)",
+                     value: ratio.median, unit: "×", spread: ratio.spreadPercent, goal: "≤ 1.1", pass: ratio.median <= 1.1,
+                     note: String(format: "%d files, %.1f MP; floor %.2f s (%.1f MP/s), masonry %.2f s; peak RSS %.1f MiB; per round: %@",
+                                  paths.count, Double(pixels) / 1e6, floor.median, Double(pixels) / 1e6 / floor.median,
+                                  Stats(samples: sheets).median, Double(rss.max() ?? 0) / 1_048_576,
+                                  ratios.map { String(format: "%.3f", $0) }.joined(separator: " "))))
+    record(ResultRow(stage: "tiff", metric: "Masonry's full-size decode (8-bit rows) ÷ libtiff's own, wall (same round)",
+                     value: decode.median, unit: "×", spread: decode.spreadPercent))
 }

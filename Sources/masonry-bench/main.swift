@@ -36,6 +36,8 @@ struct BenchOptions {
     var compareCIOnly = false
     /// Run only the round-3 formats stage (FormatsStage.swift).
     var formatsOnly = false
+    /// Run only the TIFF part of the formats stage (FormatsStage.swift).
+    var tiffOnly = false
     /// Run only the colour stage (ColorStage.swift).
     var colorOnly = false
     /// Run only the plan-scale stage (PlanScaleStage.swift).
@@ -65,6 +67,7 @@ func parseOptions() -> BenchOptions {
         case "--compare-ci-only": options.compareCIOnly = true
         case "--small-files-only": options.smallFilesOnly = true
         case "--formats-only": options.formatsOnly = true
+        case "--tiff-only": options.tiffOnly = true
         case "--color-only": options.colorOnly = true
         case "--plan-scale-only": options.planScaleOnly = true
         case "-h", "--help":
@@ -82,8 +85,9 @@ func parseOptions() -> BenchOptions {
               --compare-ci-only  run only the compare stage of a CI suite: 2,000 pairs of 1280×800, 1 % changed,
                            with and without 5 ignore regions and 10 rules (quick 200)
               --small-files-only  run only the many-small-files stage (needs openclipart-png)
-              --formats-only  run only the WebP, GIF, HEIC and AVIF stage (40 photos converted once by
+              --formats-only  run only the WebP, GIF, HEIC, AVIF and TIFF stage (40 photos converted once by
                            scripts/make-bench-format-corpus.py; quick 12)
+              --tiff-only  run only its TIFF part: masonry against libtiff's own full decode
               --color-only  run only the colour stage (the JPEG corpus with a Display P3 profile vs untagged)
               --plan-scale-only  run only the plan-scale stage: masonry --plan-only --plan over 100 k, 300 k and
                            1 M small PNGs (hard links in nested folders, made once in <corpus>/plan-scale)
@@ -467,6 +471,13 @@ do {
     if options.formatsOnly {
         try formatsStage(photosFolder: corpusRoot + "/photos", root: corpusRoot, masonry: masonry, outDir: outDir,
                          cores: cores, runs: runs, count: formatPhotos)
+        printTable()
+        for row in results where !row.note.isEmpty { print("  \(row.stage) / \(row.metric): \(row.note)") }
+        exit(0)
+    }
+    if options.tiffOnly {
+        try tiffStage(photosFolder: corpusRoot + "/photos", corpus: corpusRoot + "/formats", masonry: masonry, outDir: outDir,
+                      cores: cores, runs: runs, count: formatPhotos)
         printTable()
         for row in results where !row.note.isEmpty { print("  \(row.stage) / \(row.metric): \(row.note)") }
         exit(0)

@@ -10,6 +10,32 @@ import TestSupport
 @Suite struct ColorTransformTests {
     static let fixtures = FixtureFolder(in: .module)
 
+    /// A grey gAMA picture's 256 levels through its built profile match the exact formula
+    /// (linear = v^(100000 / gAMA), sRGB-encoded) to one step. PngSuite's g25n0g16 holds
+    /// 257/65535, level 1 once scaled to 8 bits, which gAMA 2.5 takes to 93 (issue #31: lcms's
+    /// optimised 8-bit grey path gave 17).
+    @Test(arguments: [35000, 45455, 100000, 250000] as [UInt32])
+    func greyGammaLevelsAreExact(gamma: UInt32) throws {
+        let profile = try #require(SourceColorSpace.pngGamma(gamma: gamma, chromaticities: nil).profile(for: .grey))
+        let transform = try ColorTransform(profile: profile, layout: .grey8)
+        var levels = (0...255).map { UInt8($0) }
+        levels.withUnsafeMutableBufferPointer { transform.apply($0) }
+        for level in 0...255 {
+            let linear = pow(Double(level) / 255, 100000 / Double(gamma))
+            let encoded = linear <= 0.0031308 ? 12.92 * linear : 1.055 * pow(linear, 1 / 2.4) - 0.055
+            let expected = Int((encoded * 255).rounded())
+            #expect(abs(Int(levels[level]) - expected) <= 1, "gAMA \(gamma), level \(level): \(levels[level]), not \(expected)")
+        }
+        if gamma == 250000 { #expect(levels[1] == 93) }
+        // The same levels on premultiplied RGBA rows (the sheet's tiles), opaque pixels.
+        let tile = try ColorTransform(profile: profile, layout: .premultipliedRGBA8)
+        var row = [UInt8](repeating: 255, count: 256 * 4)
+        for level in 0...255 { row.replaceSubrange(4 * level ..< 4 * level + 3, with: repeatElement(UInt8(level), count: 3)) }
+        row.withUnsafeMutableBufferPointer { tile.apply($0) }
+        let tileLevels: [UInt8] = (0...255).map { row[4 * $0 + 1] }
+        #expect(tileLevels == levels)
+    }
+
     @Test func oneTransformPerProfileForAllThreads() throws {
         let cache = ColorTransformCache()
         let profiles = try ["display-p3.icc", "adobe-rgb-1998.icc"].map { try ICCProfile(bytes: Self.fixtures.bytes($0)) }

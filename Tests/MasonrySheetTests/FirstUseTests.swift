@@ -103,13 +103,13 @@ import TestSupport
     @Test func noImagesFoundSaysWhy() throws {
         let folder = TemporaryFolder()
         try FileManager.default.createDirectory(atPath: folder.file("txtonly"), withIntermediateDirectories: true)
-        for name in ["a.bmp", "b.bmp", "c.bmp", "a.tif", "b.tiff", "c.TIFF", "notes.txt"] {
+        for name in ["a.bmp", "b.bmp", "c.bmp", "a.psd", "b.psd", "c.PSD", "notes.txt"] {
             try Data("x".utf8).write(to: folder.url.appendingPathComponent("txtonly/\(name)"))
         }
         let result = try Self.run(["txtonly"], in: folder)
         #expect(result.status == 1)
         #expect(result.errorLines.last?.hasPrefix("masonry: error: no images found in txtonly: 7 files of formats Masonry does not "
-                                                  + "read by name: BMP (3), TIFF (3), TXT (1); it reads *.png, ") == true,
+                                                  + "read by name: BMP (3), PSD (3), TXT (1); it reads *.png, ") == true,
                 "\(result.errorLines)")
         try Data("abc".utf8).write(to: folder.url.appendingPathComponent("short.png"))
         let short = try Self.run(["short.png"], in: folder)

@@ -13,7 +13,9 @@ import WebPCodec
     @Test func theGoldensCoverEveryFixture() throws {
         let files = try FileManager.default.contentsOfDirectory(atPath: fixtureFolder.root.path)
             .filter { $0.hasSuffix(".webp") }.map { String($0.dropLast(5)) }.sorted()
-        #expect(WebPFixture.all.map(\.name).sorted() == files)
+        let alphaHint = fixtureFolder.goldenFields("alpha-hint.txt").map { $0[0] }
+        #expect(alphaHint.count == 2)
+        #expect((WebPFixture.all.map(\.name) + alphaHint).sorted() == files)
     }
 
     @Test(arguments: WebPFixture.all)
@@ -38,8 +40,15 @@ import WebPCodec
     func fullSizeDecodeMatchesPillow(_ fixture: WebPFixture) throws {
         let decoder = try openDecoder(fixture.path)
         #expect((decoder.width, decoder.height) == (fixture.width, fixture.height))
-        #expect(decoder.rowFormat == (fixture.mode == "RGBA" ? .rgba8 : .rgb8))
-        let pixels = try allRows(decoder)
+        // Lossless pictures are always decoded with alpha (their header's bit is a hint); an
+        // opaque one is Pillow's RGB once its alpha, all 255, is dropped.
+        let withAlpha = fixture.mode == "RGBA" || !fixture.isLossy
+        #expect(decoder.rowFormat == (withAlpha ? .rgba8 : .rgb8))
+        var pixels = try allRows(decoder)
+        if withAlpha && fixture.mode == "RGB" {
+            #expect(stride(from: 3, to: pixels.count, by: 4).allSatisfy { pixels[$0] == 255 }, "\(fixture.name): not opaque")
+            pixels = stride(from: 0, to: pixels.count, by: 4).flatMap { pixels[$0 ..< $0 + 3] }
+        }
         #expect(decoder.trailingProblem == nil)
         let exact = SHA256.hex(pixels) == fixture.digest
         if fixture.isLossy {
@@ -51,6 +60,20 @@ import WebPCodec
         } else {
             #expect(exact, "\(fixture.name): differs from Pillow's lossless decode")
         }
+    }
+
+    /// A lossless picture whose header says "no alpha" but whose pixels are transparent (an
+    /// index past its palette; alpha in its ARGB) is drawn with its alpha, as `dwebp -pam`
+    /// decodes it (Pillow follows the hint and draws them opaque).
+    @Test(arguments: fixtureFolder.goldenFields("alpha-hint.txt"))
+    func losslessAlphaIgnoresTheHeadersHint(_ fields: [String]) throws {
+        let decoder = try openDecoder(fixtureFolder.path(fields[0] + ".webp"))
+        #expect(!decoder.header.hasAlpha && decoder.header.compression == .lossless)
+        #expect((decoder.width, decoder.height) == (Int(fields[1])!, Int(fields[2])!))
+        #expect(decoder.rowFormat == .rgba8)
+        let pixels = try allRows(decoder)
+        #expect(SHA256.hex(pixels) == fields[3], "\(fields[0]): differs from dwebp -pam")
+        #expect(stride(from: 3, to: pixels.count, by: 4).contains { pixels[$0] == 0 })
     }
 
     /// The tile the sheet draws (decode at the chosen scale, resample, orient, over white)

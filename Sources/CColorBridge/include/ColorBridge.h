@@ -47,6 +47,11 @@ void mcms_transform_apply(const mcms_transform *transform, const void *input, vo
 
 void mcms_transform_destroy(mcms_transform *transform);
 
+/// For a transform from a grey profile (`MCMS_GREY8` rows): the sRGB value of each of the 256
+/// grey levels, converted in floating point and rounded. Returns 0 (levels untouched) for
+/// other transforms, or when lcms could not build the floating-point transform.
+int mcms_transform_grey_levels(const mcms_transform *transform, uint8_t levels[256]);
+
 /// Writes an RGB matrix/shaper ICC profile (white point and primaries as CIE xy:
 /// wx, wy, rx, ry, gx, gy, bx, by; `curve` with `gamma` for MCMS_CURVE_GAMMA)
 /// described as `description`, into a malloc'ed buffer (*size bytes, release it

@@ -5,6 +5,7 @@ import JPEGCodec
 import CodecCore
 import PNGCodec
 import Raster
+import TIFFCodec
 import WebPCodec
 
 /// One image format the tool reads: how to recognise a file of it from its first bytes, how to
@@ -237,8 +238,25 @@ public enum ImageFormats {
             })
     }
 
+    /// TIFF and BigTIFF: the first page (its reduced-resolution levels shrink on load), the
+    /// page count as frames. A RAW built on TIFF is claimed by its own, more specific entry.
+    static let tiff = ImageFormat(
+        name: "TIFF", folderExtensions: [".tif", ".tiff"], decoderVersion: TIFFDecoder.libraryVersion,
+        detection: FormatDetection(prefixBytes: 4) { prefix in TIFFHeader.hasSignature(prefix) },
+        shrink: .pyramidLevels,
+        readHeader: { file throws(ImageError) in SourceHeader(try TIFFHeader(file: file)) },
+        openDecoder: { file, limits, minimumWidth, minimumHeight throws(ImageError) in
+            let decoder = try TIFFDecoder(file: file, limits: limits, minimumWidth: minimumWidth, minimumHeight: minimumHeight)
+            return (SourceHeader(decoder.header), decoder)
+        },
+        openConvertingDecoder: { file, limits, minimumWidth, minimumHeight, transform throws(ImageError) in
+            let decoder = try TIFFDecoder(file: file, limits: limits, minimumWidth: minimumWidth, minimumHeight: minimumHeight,
+                                          cmykTransform: transform)
+            return (SourceHeader(decoder.header), decoder)
+        })
+
     /// Every format the tool reads.
-    public static let all: [ImageFormat] = [png, jpeg, webp, gif, heif, avif]
+    public static let all: [ImageFormat] = [png, jpeg, webp, gif, heif, avif, tiff]
 
     /// Every extension a folder scan picks up.
     static let folderExtensions: [[UInt8]] = all.flatMap(\.folderExtensions).map { Array($0.utf8) }
@@ -381,5 +399,19 @@ extension SourceHeader {
         self.init(width: heif.width, height: heif.height, orientation: heif.orientation, frameCount: heif.frameCount,
                   decodedPixels: heif.codedWidth * heif.codedHeight,
                   wholePictureBytes: Self.saturatingProduct(heif.codedWidth, heif.codedHeight, 8), color: color.decision(for: .rgb))
+    }
+
+    /// A TIFF's first page: its ICC profile (grey, RGB or CMYK by its photometric
+    /// interpretation) and its Orientation tag; the page count as frames. The decoder streams
+    /// strips or tile rows within its own bounded budget.
+    init(_ tiff: TIFFHeader) {
+        var color = EmbeddedColor()
+        if let profile = tiff.iccProfile { color.adoptProfile(profile) }
+        if let note = tiff.colorNote { color.problems.append(ColorProblem(note)) }
+        let page = tiff.page
+        let model: ICCProfile.ColorModel = page.isCMYK ? .cmyk
+            : page.colorSamples < 3 && page.photometric != TIFFImageDirectory.palette ? .grey : .rgb
+        self.init(width: tiff.width, height: tiff.height, orientation: tiff.orientation, frameCount: tiff.pageCount,
+                  color: color.decision(for: model))
     }
 }

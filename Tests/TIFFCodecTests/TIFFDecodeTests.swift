@@ -1,0 +1,120 @@
+import ColorManagement
+import Digest
+import Foundation
+import CodecCore
+import PNGCodec
+import Raster
+import Testing
+import TIFFCodec
+
+/// Every fixture against its golden (scripts/make-tiff-fixtures.py): lossless ones exactly
+/// (digests checked there against Pillow's decode, or against the mapping TIFFDecoder
+/// documents where Pillow reads otherwise), lossy ones by PSNR against Pillow's decode.
+@Suite struct TIFFDecodeTests {
+    @Test func everyFixtureIsListed() {
+        #expect(TIFFFixture.all.count == 32)
+        // What the set covers, so that a regenerated set cannot quietly lose a case.
+        #expect(Set(TIFFFixture.all.map(\.rowFormat)) == [.grey8, .rgb8, .rgba8])
+        #expect(TIFFFixture.all.contains { $0.pages > 1 } && TIFFFixture.all.contains { $0.orientation != 1 })
+        #expect(TIFFFixture.all.filter { $0.levels > 0 }.count == 2)
+    }
+
+    @Test(arguments: TIFFFixture.all)
+    func headerMatchesTheFixture(_ fixture: TIFFFixture) throws {
+        let header = try TIFFHeader(file: InputFile(path: fixture.path))
+        #expect((header.width, header.height) == (fixture.width, fixture.height))
+        #expect(header.pageCount == fixture.pages)
+        #expect(header.orientation.rawValue == fixture.orientation)
+        #expect(header.levels.count == fixture.levels)
+        #expect(header.note == nil && header.colorNote == nil)
+        #expect(header.isBigTIFF == fixture.name.contains("bigtiff"))
+        #expect(try TIFFHeader(bytes: fixtureFolder.bytes(fixture.name + ".tif")) == header)
+        #expect(TIFFHeader.hasSignature(try fixtureFolder.bytes(fixture.name + ".tif").prefix(8)))
+    }
+
+    @Test(arguments: TIFFFixture.all)
+    func fullSizeRowsMatchTheGolden(_ fixture: TIFFFixture) throws {
+        let decoder = try openDecoder(fixture.path, cmykTransform: nil)
+        #expect((decoder.width, decoder.height) == (fixture.width, fixture.height))
+        #expect(decoder.rowFormat == fixture.rowFormat)
+        let pixels = try allRows(decoder)
+        if fixture.check == "psnr" {
+            guard !fixture.name.contains("icc") else { return }   // through its profile: below
+            let golden = try goldenRGB(fixture.fullGoldenPath)
+            let decibels = psnr(pixels, golden.rgb)
+            TestLog.verbose("\(fixture.name): \(String(format: "%.2f", decibels)) dB against Pillow")
+            #expect(decibels >= 40, "\(fixture.name): \(decibels) dB against Pillow's decode")
+        } else {
+            #expect(SHA256.hex(pixels) == fixture.digest, "\(fixture.name): differs from its golden")
+        }
+    }
+
+    /// CMYK through its FOGRA39 profile (the table's converting decoder) against ImageCms.
+    @Test func cmykThroughItsProfileMatchesImageCms() throws {
+        let fixture = TIFFFixture.named("cmyk8-fogra39-icc")
+        let header = try TIFFHeader(file: InputFile(path: fixture.path))
+        let profile = try ICCProfile(bytes: try #require(header.iccProfile))
+        #expect(profile.colorModel == .cmyk)
+        let transform = try ColorTransform(profile: profile, layout: .invertedCMYK8)
+        let decoder = try openDecoder(fixture.path, cmykTransform: transform)
+        #expect(decoder.rowFormat == .rgb8)
+        let decibels = psnr(try allRows(decoder), try goldenRGB(fixture.fullGoldenPath).rgb)
+        #expect(decibels >= 40, "\(decibels) dB against ImageCms")
+        // Without the profile, Pillow's naive conversion, which is far from it.
+        let naive = try allRows(openDecoder(fixture.path, cmykTransform: nil))
+        #expect(SHA256.hex(naive) == TIFFFixture.named("cmyk8").digest)
+    }
+
+    /// Pyramids shrink on load: the smallest level at least twice the tile is decoded, exactly.
+    @Test(arguments: ["pyramid-subifds", "pyramid-chain"])
+    func pyramidLevelsShrinkOnLoad(_ name: String) throws {
+        let path = TIFFFixture.named(name).path
+        for (minimum, level) in [(24, "pyramid-level-quarter"), (25, "pyramid-level-half"), (48, "pyramid-level-half"), (0, "pyramid-level-quarter")] {
+            let decoder = try openDecoder(path, minimum: minimum)
+            let expected = TIFFFixture.named(level)
+            #expect((decoder.width, decoder.height) == (expected.width, expected.height), "\(name) for \(minimum)")
+            #expect(SHA256.hex(try allRows(decoder)) == expected.digest, "\(name) for \(minimum)")
+        }
+        let full = try openDecoder(path, minimum: 49)
+        #expect(full.width == 256 && full.level == full.header.page)
+    }
+
+    /// Rows come once, in order, the same pulled or pushed.
+    @Test func rowsArePulledOnceInOrder() throws {
+        let decoder = try openDecoder(TIFFFixture.named("rgb8-tiles-lzw").path)
+        #expect(!decoder.rowsStarted)
+        var rows = 0
+        while let row = try decoder.nextRow() {
+            #expect(row.count == decoder.width * 3)
+            rows += 1
+        }
+        #expect(rows == decoder.height && decoder.rowsStarted)
+        #expect(try decoder.nextRow() == nil)
+        #expect(throws: ImageError(.rowsAlreadyRead)) { try decoder.readRows { _, _ in } }
+    }
+
+    /// A contiguous strip over the budget is read scanline by scanline, to the same rows; a row
+    /// of tiles over it is refused with its reason.
+    @Test func aStripOverTheBudgetIsReadByScanlines() throws {
+        let strips = TIFFFixture.named("rgb8-strips-deflate-predictor")
+        let decoder = try openDecoder(strips.path, memoryBudget: 64 * 3 * 2)
+        #expect(SHA256.hex(try allRows(decoder)) == strips.digest)
+        let tiles = TIFFFixture.named("rgb8-tiles-lzw")
+        // 16 rows of 4 tiles of 16 RGB pixels (3072 bytes), and one tile (768).
+        #expect(throws: ImageError(.limitExceeded, "a TIFF row of tiles needs 3840 bytes to decode, over the 1000-byte budget")) {
+            _ = try openDecoder(tiles.path, memoryBudget: 1000)
+        }
+    }
+
+    /// The ICC profile and colour model reach the header.
+    @Test func profilesAreRead() throws {
+        let srgb = try TIFFHeader(file: InputFile(path: TIFFFixture.named("rgb8-srgb-icc").path))
+        #expect(try ICCProfile(bytes: try #require(srgb.iccProfile)).colorModel == .rgb)
+        #expect(try TIFFHeader(file: InputFile(path: TIFFFixture.named("rgb8-strips-none").path)).iccProfile == nil)
+    }
+}
+
+func openDecoder(_ path: String, cmykTransform: ColorTransform?) throws -> TIFFDecoder {
+    try TIFFDecoder(file: InputFile(path: path), limits: DecodeLimits(), minimumWidth: fullSize, minimumHeight: fullSize,
+                    cmykTransform: cmykTransform)
+}
