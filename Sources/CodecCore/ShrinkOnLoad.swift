@@ -15,12 +15,6 @@ public struct ShrinkOnLoad: OptionSet, Sendable, Hashable {
     public static let vector = ShrinkOnLoad(rawValue: 1 << 3)
     /// Reduced-resolution levels of one picture (TIFF pyramids and SubIFDs).
     public static let pyramidLevels = ShrinkOnLoad(rawValue: 1 << 4)
-
-    /// Words for SPEC and `--help`-style listings.
-    public var names: [String] {
-        [(Self.dctEighths, "DCT eighths"), (.anyScale, "any scale"), (.embeddedPictures, "embedded pictures"),
-         (.vector, "vector"), (.pyramidLevels, "pyramid levels")].filter { contains($0.0) }.map(\.1)
-    }
 }
 
 /// What a decoder is asked for: rows at least `minimumWidth` × `minimumHeight` in the stored
