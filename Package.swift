@@ -21,12 +21,12 @@ let package = Package(
         .library(name: "GIFCodec", targets: ["GIFCodec"]),
         .library(name: "HEIFCodec", targets: ["HEIFCodec"]),
         .library(name: "TIFFCodec", targets: ["TIFFCodec"]),
-        .library(name: "MasonryLayout", targets: ["MasonryLayout"]),
+        .library(name: "WaterfallLayout", targets: ["WaterfallLayout"]),
         .library(name: "Raster", targets: ["Raster"]),
         .library(name: "MasonrySheet", targets: ["MasonrySheet"]),
         .library(name: "BitmapText", targets: ["BitmapText"]),
         .library(name: "ImageDiff", targets: ["ImageDiff"]),
-        .library(name: "ThumbnailCache", targets: ["ThumbnailCache"]),
+        .library(name: "TileCache", targets: ["TileCache"]),
         .library(name: "GalleryPage", targets: ["GalleryPage"]),
     ],
     targets: [
@@ -38,7 +38,7 @@ let package = Package(
         ),
         // zlib alone, for Swift: CRC-32 and Adler-32 (and `uncompress` in tests).
         .systemLibrary(
-            name: "CZlib",
+            name: "CLibZ",
             pkgConfig: "zlib",
             providers: [.apt(["zlib1g-dev"])]
         ),
@@ -62,7 +62,7 @@ let package = Package(
         .target(name: "CodecCore", dependencies: ["CBridgeSupport", "Raster"]),
         // What every C bridge shares: mb_status, mb_pread_full, the captured-message buffer.
         .target(name: "CBridgeSupport"),
-        .target(name: "PNGCodec", dependencies: ["CodecCore", "CPNGBridge", "CPNGFastDecode", "CLibDeflate", "CZlib", "Deflate", "WorkerThreads", "Raster", "ColorManagement"]),
+        .target(name: "PNGCodec", dependencies: ["CodecCore", "CPNGBridge", "CPNGFastDecode", "CLibDeflate", "CLibZ", "Deflate", "WorkerThreads", "Raster", "ColorManagement"]),
         // Little CMS from Debian (liblcms2-dev).
         .systemLibrary(
             name: "CLibLCMS",
@@ -99,12 +99,12 @@ let package = Package(
         .target(name: "GIFCodec", dependencies: ["CodecCore", "CGIFBridge", "Raster"]),
         // libheif from Debian (libheif-dev 1.15: libde265 for HEVC, dav1d and aom for AV1).
         .systemLibrary(
-            name: "CLibHeif",
+            name: "CLibHEIF",
             pkgConfig: "libheif",
             providers: [.apt(["libheif-dev"])]
         ),
         // The only code that calls libheif: copies its error messages, reads through pread.
-        .target(name: "CHEIFBridge", dependencies: ["CLibHeif"]),
+        .target(name: "CHEIFBridge", dependencies: ["CLibHEIF"]),
         // HEIC/HEIF and AVIF: Masonry's own box parser (HEIFHeader) in front of libheif.
         .target(name: "HEIFCodec", dependencies: ["CodecCore", "CHEIFBridge", "Raster"]),
         // libtiff from Debian (libtiff-dev 4.5).
@@ -118,7 +118,7 @@ let package = Package(
         .target(name: "CTIFFBridge", dependencies: ["CLibTIFF", "CBridgeSupport"], linkerSettings: [.linkedLibrary("tiff"), .linkedLibrary("m")]),
         // TIFF: Masonry's own IFD walk (TIFFHeader) in front of libtiff.
         .target(name: "TIFFCodec", dependencies: ["CodecCore", "CTIFFBridge", "CBridgeSupport", "ColorManagement", "Raster"]),
-        .target(name: "MasonryLayout"),
+        .target(name: "WaterfallLayout"),
         .target(name: "Raster", dependencies: ["CRasterKernels", "WorkerThreads"], swiftSettings: rasterSettings),
         // Raster's hot loops in AVX2, chosen at run time (same integers as Raster's Swift code).
         .target(name: "CRasterKernels"),
@@ -131,47 +131,47 @@ let package = Package(
         .target(name: "CFileAt"),
         // masonry compare's --config: a JSON reader with positions, path globs, per-pair options and rules.
         .target(name: "CompareConfig", dependencies: ["ImageDiff"]),
-        .target(name: "MasonrySheet", dependencies: ["Digest", "CodecCore", "ColorManagement", "CLibDeflate", "PNGCodec", "MasonryLayout", "Raster", "BitmapText", "ThumbnailCache", "JPEGCodec", "WebPCodec", "GIFCodec", "HEIFCodec", "TIFFCodec", "GalleryPage", "ImageDiff", "CompareConfig", "CFileAt", "WorkerThreads"]),
-        .target(name: "MasonryCommand", dependencies: ["MasonrySheet", "BitmapText", "ImageDiff", "CompareConfig", "WorkerThreads"]),
+        .target(name: "MasonrySheet", dependencies: ["Digest", "CodecCore", "ColorManagement", "CLibDeflate", "PNGCodec", "WaterfallLayout", "Raster", "BitmapText", "TileCache", "JPEGCodec", "WebPCodec", "GIFCodec", "HEIFCodec", "TIFFCodec", "GalleryPage", "ImageDiff", "CompareConfig", "CFileAt", "WorkerThreads"]),
+        .target(name: "MasonryCLI", dependencies: ["MasonrySheet", "BitmapText", "ImageDiff", "CompareConfig", "WorkerThreads"]),
         // Thumbnails kept between runs (issue #15); CRC-32 from zlib.
-        .target(name: "ThumbnailCache", dependencies: ["CZlib", "WorkerThreads"]),
-        .executableTarget(name: "masonry", dependencies: ["MasonryCommand", "MasonrySheet"]),
-        .executableTarget(name: "masonry-bench", dependencies: ["CodecCore", "ColorManagement", "MasonrySheet", "PNGCodec", "JPEGCodec", "TIFFCodec", "MasonryLayout", "Raster", "SeededRandom", "WorkerThreads"]),
+        .target(name: "TileCache", dependencies: ["CLibZ", "WorkerThreads"]),
+        .executableTarget(name: "masonry", dependencies: ["MasonryCLI", "MasonrySheet"]),
+        .executableTarget(name: "masonry-bench", dependencies: ["CodecCore", "ColorManagement", "MasonrySheet", "PNGCodec", "JPEGCodec", "TIFFCodec", "WaterfallLayout", "Raster", "SeededRandom", "WorkerThreads"]),
         .target(name: "GalleryPage", dependencies: ["BitmapText"]),
-        .executableTarget(name: "gallery-page-bench", dependencies: ["CodecCore", "GalleryPage", "PNGCodec", "HeadlessChromium"]),
+        .executableTarget(name: "gallery-page-bench", dependencies: ["CodecCore", "GalleryPage", "PNGCodec", "BrowserHarness"]),
         // Headless Chromium over the DevTools pipe, for gallery-page-bench and the browser tests.
-        .target(name: "HeadlessChromium"),
+        .target(name: "BrowserHarness"),
 
         // Every parser of outside bytes as a fuzz target: libFuzzer (scripts/fuzz.sh) and FuzzReplayTests call it.
-        .target(name: "FuzzTargets", dependencies: ["CodecCore", "PNGCodec", "JPEGCodec", "WebPCodec", "GIFCodec", "HEIFCodec", "TIFFCodec", "CompareConfig", "ThumbnailCache", "MasonrySheet", "MasonryCommand", "ColorManagement"]),
+        .target(name: "FuzzHarness", dependencies: ["CodecCore", "PNGCodec", "JPEGCodec", "WebPCodec", "GIFCodec", "HEIFCodec", "TIFFCodec", "CompareConfig", "TileCache", "MasonrySheet", "MasonryCLI", "ColorManagement"]),
         // The libFuzzer driver over FuzzTargets (scripts/fuzz.sh); in an ordinary build, a replayer of files.
-        .executableTarget(name: "masonry-fuzz", dependencies: ["FuzzTargets", "CSanitizerRuntime"]),
+        .executableTarget(name: "masonry-fuzz", dependencies: ["FuzzHarness", "CSanitizerRuntime"]),
         // Declarations of the sanitizer runtimes' entry points (libFuzzer's driver, TSan's annotations); links nothing.
         .systemLibrary(name: "CSanitizerRuntime"),
 
         // Tests. TestSupport holds what several test targets share.
-        .target(name: "TestSupport", dependencies: ["CodecCore", "PNGCodec", "SeededRandom", "CZlib", "WorkerThreads", "Raster"], path: "Tests/TestSupport"),
-        .testTarget(name: "PNGCodecTests", dependencies: ["CodecCore", "PNGCodec", "CPNGBridge", "CZlib", "Raster", "TestSupport"], resources: [.copy("Fixtures")]),
+        .target(name: "TestSupport", dependencies: ["CodecCore", "PNGCodec", "SeededRandom", "CLibZ", "WorkerThreads", "Raster"], path: "Tests/TestSupport"),
+        .testTarget(name: "PNGCodecTests", dependencies: ["CodecCore", "PNGCodec", "CPNGBridge", "CLibZ", "Raster", "TestSupport"], resources: [.copy("Fixtures")]),
         .testTarget(name: "DeflateTests", dependencies: ["CodecCore", "Deflate", "TestSupport"]),
         .testTarget(name: "WorkerThreadsTests", dependencies: ["CodecCore", "WorkerThreads"]),
-        .testTarget(name: "MasonryLayoutTests", dependencies: ["CodecCore", "MasonryLayout", "TestSupport"]),
-        .testTarget(name: "ColorManagementTests", dependencies: ["CodecCore", "ColorManagement", "WorkerThreads", "PNGCodec", "JPEGCodec", "WebPCodec", "HEIFCodec", "Raster", "SeededRandom", "FuzzTargets", "TestSupport"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "WaterfallLayoutTests", dependencies: ["CodecCore", "WaterfallLayout", "TestSupport"]),
+        .testTarget(name: "ColorManagementTests", dependencies: ["CodecCore", "ColorManagement", "WorkerThreads", "PNGCodec", "JPEGCodec", "WebPCodec", "HEIFCodec", "Raster", "SeededRandom", "FuzzHarness", "TestSupport"], resources: [.copy("Fixtures")]),
         .testTarget(name: "JPEGCodecTests", dependencies: ["CodecCore", "JPEGCodec", "PNGCodec", "Raster", "TestSupport"], resources: [.copy("Fixtures")]),
         .testTarget(name: "WebPCodecTests", dependencies: ["CodecCore", "WebPCodec", "PNGCodec", "Raster", "TestSupport"], resources: [.copy("Fixtures")]),
         .testTarget(name: "GIFCodecTests", dependencies: ["CodecCore", "GIFCodec", "PNGCodec", "Raster", "TestSupport"], resources: [.copy("Fixtures")]),
         .testTarget(name: "HEIFCodecTests", dependencies: ["CodecCore", "HEIFCodec", "PNGCodec", "Raster", "TestSupport"], resources: [.copy("Fixtures")]),
         .testTarget(name: "TIFFCodecTests", dependencies: ["Digest", "CodecCore", "TIFFCodec", "ColorManagement", "PNGCodec", "Raster", "TestSupport"], resources: [.copy("Fixtures")]),
         .testTarget(name: "RasterTests", dependencies: ["CodecCore", "Raster", "TestSupport"], resources: [.copy("Fixtures")]),
-        .testTarget(name: "MasonrySheetTests", dependencies: ["CodecCore", "MasonrySheet", "MasonryCommand", "MasonryLayout", "BitmapText", "PNGCodec", "Raster", "TestSupport"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "MasonrySheetTests", dependencies: ["CodecCore", "MasonrySheet", "MasonryCLI", "WaterfallLayout", "BitmapText", "PNGCodec", "Raster", "TestSupport"], resources: [.copy("Fixtures")]),
         .testTarget(name: "BitmapTextTests", dependencies: ["CodecCore", "BitmapText", "MasonrySheet", "PNGCodec", "Raster", "TestSupport"], resources: [.copy("Fixtures")]),
         .testTarget(name: "CompareConfigTests", dependencies: ["CodecCore", "CompareConfig", "ImageDiff", "TestSupport"]),
         .testTarget(name: "ImageDiffTests", dependencies: ["Digest", "CodecCore", "ImageDiff", "PNGCodec", "TestSupport"], resources: [.copy("Fixtures")]),
-        .testTarget(name: "ThumbnailCacheTests", dependencies: ["CodecCore", "ThumbnailCache", "TestSupport", "WorkerThreads"], exclude: ["Golden"]),
+        .testTarget(name: "TileCacheTests", dependencies: ["CodecCore", "TileCache", "TestSupport", "WorkerThreads"], exclude: ["Golden"]),
         // Child process for ThumbnailCacheTests: a cache user with a file size limit, another uid, or in parallel.
-        .executableTarget(name: "ThumbnailCacheProbe", dependencies: ["ThumbnailCache"], path: "Tests/ThumbnailCacheProbe"),
-        .testTarget(name: "HostileInputTests", dependencies: ["CodecCore", "PNGCodec", "MasonryLayout", "Raster", "MasonrySheet", "MasonryCommand", "TestSupport"]),
-        .testTarget(name: "FuzzReplayTests", dependencies: ["CodecCore", "FuzzTargets"], exclude: ["CORPUS.md"], resources: [.copy("Corpus")]),
-        .testTarget(name: "GalleryPageTests", dependencies: ["CodecCore", "GalleryPage", "PNGCodec", "HeadlessChromium", "TestSupport"]),
+        .executableTarget(name: "TileCacheProbe", dependencies: ["TileCache"], path: "Tests/TileCacheProbe"),
+        .testTarget(name: "HostileInputTests", dependencies: ["CodecCore", "PNGCodec", "WaterfallLayout", "Raster", "MasonrySheet", "MasonryCLI", "TestSupport"]),
+        .testTarget(name: "FuzzReplayTests", dependencies: ["CodecCore", "FuzzHarness"], exclude: ["CORPUS.md"], resources: [.copy("Corpus")]),
+        .testTarget(name: "GalleryPageTests", dependencies: ["CodecCore", "GalleryPage", "PNGCodec", "BrowserHarness", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

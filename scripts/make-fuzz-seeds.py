@@ -78,7 +78,7 @@ write("jpeg-header", "orientation-6-small.jpg", seeds["orientation-6.jpg"])
 write("jpeg-header", "progressive-small.jpg", seeds["progressive-420.jpg"])
 
 
-# Thumbnail cache entries (Sources/ThumbnailCache/EntryFormat.swift).
+# Thumbnail cache entries (Sources/TileCache/EntryFormat.swift).
 def entry(width, height, pixel, device=2049, inode=1234567, size=4096, modified=1_700_000_000_000_000_000,
           changed=1_700_000_000_500_000_000, variant=3):
     pixels = bytes(pixel) * (width * height)
@@ -202,7 +202,7 @@ jpeg_entries += [("tiff_le", b"II\x2A\x00"), ("tiff_be", b"MM\x00\x2A"), ("orien
 dictionary("jpeg", "JPEG: every marker (T.81 table B.1), APPn identifiers, TIFF byte orders, the orientation tag.",
            jpeg_entries)
 
-tables = open("Sources/MasonryCommand/OptionTable.swift").read() + open("Sources/MasonryCommand/CompareCommand.swift").read()
+tables = open("Sources/MasonryCLI/OptionTable.swift").read() + open("Sources/MasonryCLI/CompareCommand.swift").read()
 words = []
 for match in re.finditer(r'short: (?:"(.)"|nil), long: "([a-z-]+)"', tables):
     for word in (["-" + match.group(1)] if match.group(1) else []) + ["--" + match.group(2), "--" + match.group(2) + "="]:
@@ -220,7 +220,7 @@ dictionary("plan-file", "Plan files (Sources/MasonrySheet/Plan/PlanFile.swift): 
            [("magic", b"\x89MASONRY-PLAN\r\n\x1a"), ("version_1", b"\x01\x00\x00\x00")]
            + [("tag_" + tag.lower(), tag.encode()) for tag in ["INFO", "OPTS", "COLR", "IMGS", "PATH", "SECT", "SKIP"]]
            + [("end", b"END\n"), ("count_max", b"\xFF\xFF\xFF\xFF\xFF\xFF\xFF\x7F"), ("u32_max", b"\xFF\xFF\xFF\xFF")])
-dictionary("cache-entry", "Thumbnail cache entries (Sources/ThumbnailCache/EntryFormat.swift).",
+dictionary("cache-entry", "Thumbnail cache entries (Sources/TileCache/EntryFormat.swift).",
            [("magic", b"MSNYTHMB"), ("version_1", b"\x01\x00\x00\x00"), ("version_2", b"\x02\x00\x00\x00"),
             ("width_big", b"\x00\x40\x00\x00"), ("count_max", b"\xFF\xFF\xFF\xFF\xFF\xFF\xFF\x7F")])
 dictionary("webp", "WebP: the RIFF container, every chunk name, VP8 and VP8L signatures.",

@@ -4,7 +4,7 @@
 /// options give the same bytes as the command.
 ///
 /// ```swift
-/// import MasonryLayout
+/// import WaterfallLayout
 /// import MasonrySheet
 ///
 /// let layout = try LayoutConfiguration(width: 900, columns: 5)

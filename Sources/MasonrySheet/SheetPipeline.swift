@@ -2,11 +2,11 @@ import ColorManagement
 import CompareConfig
 import Foundation
 import GalleryPage
-import MasonryLayout
+import WaterfallLayout
 import CodecCore
 import PNGCodec
 import Raster
-import ThumbnailCache
+import TileCache
 import WorkerThreads
 
 /// Everything that decides a sheet's bytes, plus how hard to work on it.

@@ -1,6 +1,6 @@
 import CodecCore
 import CLibDeflate
-import CZlib
+import CLibZ
 import Deflate
 import Dispatch
 import Raster

@@ -15,7 +15,7 @@
 // of the README's screenshots (Demos.swift).
 import Foundation
 import GalleryPage
-import HeadlessChromium
+import BrowserHarness
 import CodecCore
 import PNGCodec
 

@@ -6,7 +6,7 @@
 // A sheet of N PNGs cannot be made faster than decoding those N PNGs on all cores: that is
 // the floor every other number is compared with. Method and results: Notes/performance.md.
 import Foundation
-import MasonryLayout
+import WaterfallLayout
 import MasonrySheet
 import CodecCore
 import PNGCodec

@@ -1,4 +1,4 @@
-import FuzzTargets
+import FuzzHarness
 #if canImport(Glibc)
 @preconcurrency import Glibc
 #endif

@@ -1,4 +1,4 @@
-import MasonryCommand
+import MasonryCLI
 import MasonrySheet
 #if canImport(Glibc)
 import Glibc

@@ -1,5 +1,5 @@
 import ColorManagement
-import FuzzTargets
+import FuzzHarness
 import JPEGCodec
 import CodecCore
 import PNGCodec

@@ -1,5 +1,5 @@
 import Foundation
-import FuzzTargets
+import FuzzHarness
 import Testing
 
 /// Replays every committed fuzz input (seeds, and regression files from findings) through its

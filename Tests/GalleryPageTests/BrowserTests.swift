@@ -2,7 +2,7 @@
 // the files, hover and keyboard focus show the path, the filters hide the right things, Tab and
 // arrow keys move in order, and the compare views switch (checked on screenshot pixels).
 import Foundation
-import HeadlessChromium
+import BrowserHarness
 import CodecCore
 import PNGCodec
 import Testing

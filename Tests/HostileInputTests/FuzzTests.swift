@@ -13,8 +13,8 @@
 import CodecCore
 import Foundation
 import Testing
-@testable import MasonryCommand
-@testable import MasonryLayout
+@testable import MasonryCLI
+@testable import WaterfallLayout
 import MasonrySheet
 @testable import PNGCodec
 @testable import Raster

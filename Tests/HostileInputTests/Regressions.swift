@@ -4,7 +4,7 @@
 import CodecCore
 import Foundation
 import Testing
-@testable import MasonryCommand
+@testable import MasonryCLI
 @testable import MasonrySheet
 @testable import PNGCodec
 #if canImport(Glibc)

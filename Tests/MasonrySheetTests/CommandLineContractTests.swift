@@ -1,7 +1,7 @@
 import Foundation
 import BitmapText
-@testable import MasonryCommand
-import MasonryLayout
+@testable import MasonryCLI
+import WaterfallLayout
 import MasonrySheet
 import Testing
 import TestSupport

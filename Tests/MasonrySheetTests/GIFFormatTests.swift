@@ -1,5 +1,5 @@
 import Foundation
-import MasonryLayout
+import WaterfallLayout
 @testable import MasonrySheet
 import CodecCore
 import PNGCodec

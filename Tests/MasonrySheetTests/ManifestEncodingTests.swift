@@ -1,4 +1,4 @@
-import MasonryLayout
+import WaterfallLayout
 @testable import MasonrySheet
 import Testing
 

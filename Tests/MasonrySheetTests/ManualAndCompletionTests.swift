@@ -1,5 +1,5 @@
 import Foundation
-@testable import MasonryCommand
+@testable import MasonryCLI
 import Testing
 import TestSupport
 

@@ -4,7 +4,7 @@
 // (both fail with the same reason, or both deliver identical rows, formats and
 // trailing problems).
 
-import CZlib
+import CLibZ
 import Foundation
 import CodecCore
 import PNGCodec

@@ -1,4 +1,4 @@
-import CZlib
+import CLibZ
 
 /// zlib's own inflate, the reference that Masonry's deflate output is checked against.
 public enum ZlibReference {

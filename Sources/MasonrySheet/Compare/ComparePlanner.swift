@@ -1,7 +1,7 @@
 import BitmapText
 import Foundation
 import ImageDiff
-import MasonryLayout
+import WaterfallLayout
 import Raster
 
 /// The review sheet's look. Two columns on an 1800 px sheet give each panel 289 px: a 1280×800

@@ -1,6 +1,6 @@
 import CompareConfig
 import ImageDiff
-import MasonryLayout
+import WaterfallLayout
 
 /// The `--report` JSON of a compare (SPEC §9): keys in a fixed order, one item per line, so
 /// reports diff cleanly and are byte-identical for identical runs.

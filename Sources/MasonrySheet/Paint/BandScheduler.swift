@@ -1,5 +1,5 @@
 import Foundation
-import MasonryLayout
+import WaterfallLayout
 import CodecCore
 import PNGCodec
 import Raster

@@ -1,4 +1,4 @@
-import MasonryLayout
+import WaterfallLayout
 
 /// The sheet rows one tile may paint: every row of its frame, full sheet width, `channels`
 /// bytes a pixel. Tiles never overlap, so painters of different tiles write disjoint bytes.

@@ -1,5 +1,5 @@
 import BitmapText
-import MasonryLayout
+import WaterfallLayout
 import Raster
 
 /// The placeholder drawn where a picture failed after planning (a file that changed, data

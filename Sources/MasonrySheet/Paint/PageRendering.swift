@@ -1,4 +1,4 @@
-import MasonryLayout
+import WaterfallLayout
 import CodecCore
 import PNGCodec
 

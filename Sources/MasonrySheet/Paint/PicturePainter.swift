@@ -1,9 +1,9 @@
 import ColorManagement
-import MasonryLayout
+import WaterfallLayout
 import CodecCore
 import PNGCodec
 import Raster
-import ThumbnailCache
+import TileCache
 
 /// Paints one source image into its rectangle: decodes it once, row by row, resamples it
 /// straight into the rectangle and composites it over the underlay (the background, or the

@@ -1,10 +1,10 @@
 import BitmapText
 import ColorManagement
-import MasonryLayout
+import WaterfallLayout
 import CodecCore
 import PNGCodec
 import Raster
-import ThumbnailCache
+import TileCache
 
 /// Paints a tile's layers, bottom first, each by the painter for its kind.
 struct TilePainter: Sendable {

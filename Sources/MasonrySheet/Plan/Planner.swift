@@ -1,6 +1,6 @@
 import Foundation
 import BitmapText
-import MasonryLayout
+import WaterfallLayout
 import Raster
 
 /// How a run is cut into pages and files (SPEC §6).

@@ -1,5 +1,5 @@
 import BitmapText
-import MasonryLayout
+import WaterfallLayout
 import Raster
 #if canImport(Glibc)
 import Glibc

@@ -1,4 +1,4 @@
-import MasonryLayout
+import WaterfallLayout
 import Raster
 
 /// The `--manifest` JSON: the plan written out, plus what happened while painting. Keys in a

@@ -1,4 +1,4 @@
-import MasonryLayout
+import WaterfallLayout
 import Testing
 
 /// Seeded property tests over random layouts. Every failure message names its seed; rerun one

@@ -1,4 +1,4 @@
-import MasonryLayout
+import WaterfallLayout
 import Testing
 
 /// SPEC §6 page splitting, as seeded properties over random layouts (every message names its

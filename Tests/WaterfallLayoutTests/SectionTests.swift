@@ -1,4 +1,4 @@
-import MasonryLayout
+import WaterfallLayout
 import Testing
 
 @Suite struct SectionTests {

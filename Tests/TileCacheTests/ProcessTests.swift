@@ -7,7 +7,7 @@ import Foundation
 import WorkerThreads
 import Testing
 import TestSupport
-import ThumbnailCache
+import TileCache
 #if canImport(Glibc)
 @preconcurrency import Glibc
 #endif

@@ -1,4 +1,4 @@
-import MasonryLayout
+import WaterfallLayout
 @_exported import TestSupport
 
 extension SplitMix64 {

@@ -1,7 +1,7 @@
 import BitmapText
 import CompareConfig
 import Foundation
-import MasonryLayout
+import WaterfallLayout
 import MasonrySheet
 import CodecCore
 import PNGCodec

@@ -6,7 +6,7 @@
 import Foundation
 import Testing
 import TestSupport
-import ThumbnailCache
+import TileCache
 #if canImport(Glibc)
 @preconcurrency import Glibc
 #endif

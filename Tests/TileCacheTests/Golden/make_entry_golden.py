@@ -3,7 +3,7 @@
 cache entry, computed from the format's description (EntryFormat.swift's
 table) with Python's struct and zlib, independently of the Swift code.
 
-Run: python3 Tests/ThumbnailCacheTests/Golden/make_entry_golden.py
+Run: python3 Tests/TileCacheTests/Golden/make_entry_golden.py
 and paste its output into EntryFormatGoldenTests.swift. Uses only the
 standard library."""
 import struct

@@ -2,7 +2,7 @@
 // limit (a full disk), as another user (a read-only folder, even for root),
 // or several at once on one folder (concurrent runs).
 //
-//   ThumbnailCacheProbe DIR FIRST COUNT [--size WxH] [--rounds R] [--finish]
+//   TileCacheProbe DIR FIRST COUNT [--size WxH] [--rounds R] [--finish]
 //                       [--max-bytes N] [--file-size-limit N] [--as-nobody]
 //                       [--no-free-descriptors]
 //
@@ -11,13 +11,13 @@
 // "hits=H misses=M failedStores=F wrong=W evicted=E warnings=N". Exit 0 unless the
 // arguments or the setup fail (exit 2, reason on stderr).
 
-import ThumbnailCache
+import TileCache
 #if canImport(Glibc)
 @preconcurrency import Glibc
 #endif
 
 func fail(_ reason: String) -> Never {
-    fputs("ThumbnailCacheProbe: \(reason)\n", stderr)
+    fputs("TileCacheProbe: \(reason)\n", stderr)
     exit(2)
 }
 
@@ -34,7 +34,7 @@ func pixels(_ index: Int, count: Int) -> [UInt8] {
 
 var arguments = Array(CommandLine.arguments.dropFirst())
 guard arguments.count >= 3, let first = Int(arguments[1]), let count = Int(arguments[2]) else {
-    fail("usage: ThumbnailCacheProbe DIR FIRST COUNT [options]")
+    fail("usage: TileCacheProbe DIR FIRST COUNT [options]")
 }
 let directory = Array(arguments[0].utf8)
 var width = 16, height = 16, rounds = 1, finish = false, maxBytes = 1 << 30, noFreeDescriptors = false

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
 @preconcurrency import Glibc
 #endif
-import ThumbnailCache
+import TileCache
 
 extension FuzzTarget {
     /// The thumbnail cache's entry reader: the bytes are planted as the entry for the key their

@@ -1,5 +1,5 @@
 import BitmapText
-import MasonryLayout
+import WaterfallLayout
 import MasonrySheet
 import CodecCore
 import PNGCodec

@@ -1,9 +1,9 @@
 // Helpers for the cache tests: keys, seeded pixels, listing entry files, and
-// running the ThumbnailCacheProbe child process.
+// running the TileCacheProbe child process.
 
 import Foundation
 import TestSupport
-import ThumbnailCache
+import TileCache
 #if canImport(Glibc)
 @preconcurrency import Glibc
 #endif
@@ -75,7 +75,7 @@ final class CacheFolder {
     }
 }
 
-/// What one ThumbnailCacheProbe run printed.
+/// What one TileCacheProbe run printed.
 struct ProbeResult: CustomStringConvertible {
     let status: Int32
     let output: String
@@ -92,16 +92,16 @@ struct ProbeResult: CustomStringConvertible {
     var description: String { "exit \(status): \(output) \(errors)" }
 }
 
-/// Runs the ThumbnailCacheProbe executable built beside the test bundle.
+/// Runs the TileCacheProbe executable built beside the test bundle.
 enum Probe {
     static var url: URL {
         let bundleFolder = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
         for candidate in [bundleFolder, bundleFolder.deletingLastPathComponent()] {
-            let url = candidate.appendingPathComponent("ThumbnailCacheProbe")
+            let url = candidate.appendingPathComponent("TileCacheProbe")
             if FileManager.default.isExecutableFile(atPath: url.path) { return url }
         }
         return URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent(".build/debug/ThumbnailCacheProbe")
+            .deletingLastPathComponent().appendingPathComponent(".build/debug/TileCacheProbe")
     }
 
     /// Starts a probe; call `wait` on the result.

@@ -5,7 +5,7 @@
 // silently.
 
 import Testing
-import ThumbnailCache
+import TileCache
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -1,4 +1,4 @@
-import MasonryCommand
+import MasonryCLI
 import MasonrySheet
 
 extension FuzzTarget {

@@ -1,4 +1,4 @@
-import CZlib
+import CLibZ
 
 /// The bytes of one cache entry, and its file name.
 ///
@@ -19,7 +19,7 @@ import CZlib
 /// 76+n   4     CRC-32 (zlib) of bytes 0 ..< 76+n
 /// ```
 ///
-/// Why CRC-32: zlib's is already linked (CZlib), runs at several GB/s, and is
+/// Why CRC-32: zlib's is already linked (CLibZ), runs at several GB/s, and is
 /// guaranteed to catch every error burst up to 32 bits (so any one damaged
 /// byte, as the tests flip) and misses random damage with odds 2^-32. It is
 /// not a defence against someone who can write the cache folder on purpose;

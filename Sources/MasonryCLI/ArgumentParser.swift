@@ -1,4 +1,4 @@
-import MasonryLayout
+import WaterfallLayout
 import MasonrySheet
 import CodecCore
 import PNGCodec

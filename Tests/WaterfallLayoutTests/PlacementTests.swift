@@ -1,4 +1,4 @@
-import MasonryLayout
+import WaterfallLayout
 import Testing
 
 /// Worked examples of SPEC §1, checked by hand (the arithmetic is in the comments).
