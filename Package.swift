@@ -97,25 +97,20 @@ let package = Package(
         // includes gif_lib.h without the module, so the module map's `link` needs repeating here.
         .target(name: "CGIFBridge", dependencies: ["CBridgeSupport", "CLibGIF"], linkerSettings: [.linkedLibrary("gif")]),
         .target(name: "GIFCodec", dependencies: ["CodecCore", "CGIFBridge", "Raster"]),
-        // libheif from Debian (libheif-dev 1.15: libde265 for HEVC, dav1d and aom for AV1).
-        .systemLibrary(
-            name: "CLibHEIF",
-            pkgConfig: "libheif",
-            providers: [.apt(["libheif-dev"])]
-        ),
-        // The only code that calls libheif: copies its error messages, reads through pread.
-        .target(name: "CHEIFBridge", dependencies: ["CLibHEIF"]),
+        // libheif from Debian (libheif-dev 1.15: libde265 for HEVC, dav1d and aom for AV1): its
+        // headers only. It is not linked (no pkg-config, whose flags would link it): CHEIFBridge
+        // loads libheif.so.1 on the first HEIF or AVIF file (issue #34).
+        .systemLibrary(name: "CLibHEIF", providers: [.apt(["libheif-dev"])]),
+        // The only code that calls libheif: loads it, copies its error messages, reads through pread.
+        .target(name: "CHEIFBridge", dependencies: ["CLibHEIF", "CBridgeSupport"]),
         // HEIC/HEIF and AVIF: Masonry's own box parser (HEIFHeader) in front of libheif.
         .target(name: "HEIFCodec", dependencies: ["CodecCore", "CHEIFBridge", "Raster"]),
-        // libtiff from Debian (libtiff-dev 4.5).
-        .systemLibrary(
-            name: "CLibTIFF",
-            pkgConfig: "libtiff-4",
-            providers: [.apt(["libtiff-dev"])]
-        ),
+        // libtiff from Debian (libtiff-dev 4.5): its headers only; CTIFFBridge loads libtiff.so.6
+        // on the first TIFF file (issue #34), as CHEIFBridge does libheif.
+        .systemLibrary(name: "CLibTIFF", providers: [.apt(["libtiff-dev"])]),
         // The only code that calls libtiff: reads through pread callbacks, captures its messages,
-        // converts rows to 8 bits. C code includes tiffio.h without the module, so it links here.
-        .target(name: "CTIFFBridge", dependencies: ["CLibTIFF", "CBridgeSupport"], linkerSettings: [.linkedLibrary("tiff"), .linkedLibrary("m")]),
+        // converts rows to 8 bits (libm for the float samples' transfer table).
+        .target(name: "CTIFFBridge", dependencies: ["CLibTIFF", "CBridgeSupport"], linkerSettings: [.linkedLibrary("m")]),
         // TIFF: Masonry's own IFD walk (TIFFHeader) in front of libtiff.
         .target(name: "TIFFCodec", dependencies: ["CodecCore", "CTIFFBridge", "CBridgeSupport", "ColorManagement", "Raster"]),
         .target(name: "WaterfallLayout"),

@@ -1,5 +1,6 @@
 #include "bridge_support.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -37,4 +38,33 @@ void mb_message_set(mb_message *message, const char *format, ...) {
 void mb_message_clear(mb_message *message) {
     message->text[0] = '\0';
     message->error_number = 0;
+}
+
+// Loading is shared by every library; the per-library state lives in the bridge's mb_library.
+// pthread_once takes no argument, so the library being loaded is handed over in a thread-local.
+static __thread mb_library *library_being_loaded;
+
+static void load_library_being_loaded(void) {
+    mb_library *library = library_being_loaded;
+    library->handle = dlopen(library->soname, RTLD_NOW | RTLD_LOCAL);
+    if (library->handle == NULL) {
+        const char *reason = dlerror();
+        mb_message_set(&library->failure, "%s could not be loaded (%s)", library->soname, reason ? reason : "no reason given");
+        library->status = MB_UNSUPPORTED;
+        return;
+    }
+    library->status = library->resolve(library);
+}
+
+mb_status mb_library_load(mb_library *library) {
+    library_being_loaded = library;
+    pthread_once(&library->once, load_library_being_loaded);
+    library_being_loaded = NULL;
+    return library->status;
+}
+
+void *mb_library_symbol(mb_library *library, const char *name) {
+    void *address = dlsym(library->handle, name);
+    if (address == NULL) mb_message_set(&library->failure, "%s has no %s (a different version?)", library->soname, name);
+    return address;
 }

@@ -6,7 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <libheif/heif.h>
+#include "libheif_functions.h"
 
 struct mheif_decoder {
     int fd;
@@ -24,7 +24,11 @@ struct mheif_decoder {
     char message[256];
 };
 
-const char *mheif_version(void) { return heif_get_version(); }
+const char *mheif_library_failure(void) {
+    return libheif_library_load() == MB_OK ? NULL : libheif_library.failure.text;
+}
+
+const char *mheif_version(void) { return libheif_library_load() == MB_OK ? heif_get_version() : "not loaded"; }
 
 /// The decoder the bridge has libheif use: for AV1, aom when this build has it, because dav1d
 /// (libheif's first choice) prints its complaints about damaged data to stderr and aom does not;
@@ -43,6 +47,7 @@ static const struct heif_decoder_descriptor *chosen_decoder(int av1) {
 }
 
 const char *mheif_decoder_name(int av1) {
+    if (libheif_library_load() != MB_OK) return NULL;
     const struct heif_decoder_descriptor *decoder = chosen_decoder(av1);
     return decoder ? heif_decoder_descriptor_get_name(decoder) : NULL;
 }
@@ -118,6 +123,7 @@ static mheif_status check(mheif_decoder *decoder, struct heif_error error) {
 // MARK: The decoder
 
 mheif_decoder *mheif_decoder_create_fd(int fd, int64_t file_size, int max_side) {
+    if (libheif_library_load() != MB_OK) return NULL;
     mheif_decoder *decoder = calloc(1, sizeof *decoder);
     if (!decoder) return NULL;
     decoder->fd = fd;

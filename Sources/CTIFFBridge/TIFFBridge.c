@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <tiffio.h>
+#include "libtiff_functions.h"
 
 struct mtiff_decoder {
     TIFF *tif;
@@ -95,6 +95,10 @@ static void setup(void) {
 static char library_version[32];
 
 static void read_library_version(void) {
+    if (libtiff_library_load() != MB_OK) {
+        snprintf(library_version, sizeof library_version, "not loaded");
+        return;
+    }
     // "LIBTIFF, Version 4.5.0\nCopyright ..."
     const char *text = TIFFGetVersion();
     const char *at = text ? strstr(text, "Version ") : NULL;
@@ -177,8 +181,12 @@ static mb_status failure(mtiff_decoder *d, mb_status status, const char *fallbac
 
 mb_status mtiff_open(int fd, int64_t size, uint64_t ifd_offset, int64_t max_allocation,
                      mtiff_decoder **decoder, mtiff_directory *directory, mb_message *message) {
-    pthread_once(&setup_once, setup);
     *decoder = NULL;
+    if (libtiff_library_load() != MB_OK) {
+        mb_message_set(message, "%s", libtiff_library.failure.text);
+        return MB_UNSUPPORTED;
+    }
+    pthread_once(&setup_once, setup);
     mtiff_decoder *d = calloc(1, sizeof *d);
     if (!d) {
         mb_message_set(message, "out of memory");

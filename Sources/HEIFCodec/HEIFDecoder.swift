@@ -51,6 +51,7 @@ public final class HEIFDecoder: RowSource {
         for size in header.decodedSizes {
             if let refusal = limits.refusal(width: size.width, height: size.height) { throw refusal }
         }
+        if let failure = mheif_library_failure() { throw ImageError(.unsupported, String(cString: failure)) }
         guard mheif_decoder_name(header.format == .avif ? 1 : 0) != nil else {
             throw ImageError(.unsupported, "this libheif has no \(header.format == .avif ? "AV1" : "HEVC") decoder")
         }

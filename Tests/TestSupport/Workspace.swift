@@ -48,12 +48,17 @@ public enum MasonryExecutable {
             .deletingLastPathComponent().appendingPathComponent(".build/debug/masonry")
     }
 
-    /// Starts `masonry` with `arguments` in `folder` (the current folder if nil).
-    public static func start(_ arguments: [String], in folder: String? = nil) throws -> (Process, Pipe, Pipe) {
+    /// Starts `masonry` with `arguments` in `folder` (the current folder if nil), with this
+    /// process's environment plus `environment`.
+    public static func start(_ arguments: [String], in folder: String? = nil,
+                             environment: [String: String] = [:]) throws -> (Process, Pipe, Pipe) {
         let process = Process()
         process.executableURL = url
         process.arguments = arguments
         if let folder { process.currentDirectoryURL = URL(fileURLWithPath: folder) }
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, added in added }
+        }
         let output = Pipe(), error = Pipe()
         process.standardOutput = output
         process.standardError = error
@@ -62,8 +67,9 @@ public enum MasonryExecutable {
     }
 
     /// Runs `masonry` to completion.
-    public static func run(_ arguments: [String], in folder: String? = nil) throws -> ProcessResult {
-        let (process, output, error) = try start(arguments, in: folder)
+    public static func run(_ arguments: [String], in folder: String? = nil,
+                           environment: [String: String] = [:]) throws -> ProcessResult {
+        let (process, output, error) = try start(arguments, in: folder, environment: environment)
         let errorData = ErrorCollector(error)
         let outputData = output.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()

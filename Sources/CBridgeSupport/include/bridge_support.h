@@ -10,6 +10,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <pthread.h>
 #include <sys/types.h>
 
 #ifdef __cplusplus
@@ -44,6 +45,32 @@ void mb_message_set(mb_message *message, const char *format, ...) __attribute__(
 
 /// Empties `message`.
 void mb_message_clear(mb_message *message);
+
+/// A decoding library a bridge loads on its first use, by soname, instead of linking it: a run
+/// pays for a format's library (its own dependencies too: libheif brings four video codecs) only
+/// when it reads a file of that format (issue #34). The bridge declares one with its soname and
+/// a function that resolves its symbols, and calls mb_library_load at each of its entry points.
+typedef struct mb_library {
+    const char *soname;               ///< "libheif.so.1": the ABI the bridge was written against
+    /// Resolves every function the bridge calls (with mb_library_symbol); returns MB_OK, or
+    /// MB_UNSUPPORTED when one is missing (mb_library_symbol has set the message).
+    mb_status (*resolve)(struct mb_library *library);
+    pthread_once_t once;
+    mb_status status;                 ///< after the first load: MB_OK or MB_UNSUPPORTED
+    void *handle;
+    mb_message failure;               ///< why the library could not be loaded (empty when it was)
+} mb_library;
+
+/// A library not loaded yet; `resolve` fills in the bridge's function table.
+#define MB_LIBRARY(soname_, resolve_) { .soname = (soname_), .resolve = (resolve_), .once = PTHREAD_ONCE_INIT }
+
+/// Loads `library` once (dlopen with RTLD_NOW | RTLD_LOCAL, then its `resolve`), whatever the
+/// number of threads that ask; later calls return the first answer. MB_OK, or MB_UNSUPPORTED
+/// with `library->failure` saying which library or symbol is missing.
+mb_status mb_library_load(mb_library *library);
+
+/// The address of `name` in the opened library, or NULL with `library->failure` set.
+void *mb_library_symbol(mb_library *library, const char *name);
 
 #ifdef __cplusplus
 }

@@ -32,7 +32,11 @@ typedef struct {
 
 typedef struct mheif_decoder mheif_decoder;
 
-/// libheif's run-time version ("1.15.1").
+/// NULL once libheif is loaded (on the first call), else why it could not be: "libheif.so.1
+/// could not be loaded (…)". Every other entry point loads it too.
+const char *mheif_library_failure(void);
+
+/// libheif's run-time version ("1.15.1"), or "not loaded".
 const char *mheif_version(void);
 /// The name of the decoder the bridge uses for HEVC (`av1` 0) or AV1 (`av1` 1), with its
 /// version ("libde265 HEVC decoder, version 1.0.11"), or NULL when this build has none. For AV1

@@ -22,8 +22,10 @@ public final class ImageFormat: Sendable, Hashable, CustomStringConvertible {
     /// What a folder scan picks up, lower case with the dot (names match in any letter case).
     let folderExtensions: [String]
     /// The decoding library's version as it runs: part of every thumbnail cache key, so a new
-    /// decoder never serves thumbnails an older one made.
-    let decoderVersion: String
+    /// decoder never serves thumbnails an older one made. Asked only when a file of the format is
+    /// painted: a library loaded on first use (libheif, libtiff) is not loaded to name it.
+    var decoderVersion: String { versionOfDecoder() }
+    private let versionOfDecoder: @Sendable () -> String
     /// How a file of this format is recognised from its first bytes.
     let detection: FormatDetection
     /// The ways its decoder can shrink while decoding (`openDecoder` picks among them).
@@ -41,7 +43,7 @@ public final class ImageFormat: Sendable, Hashable, CustomStringConvertible {
     let openConvertingDecoder: (@Sendable (_ file: InputFile, _ limits: DecodeLimits, _ minimumWidth: Int, _ minimumHeight: Int,
                                            _ transform: ColorTransform) throws(ImageError) -> (header: SourceHeader, rows: any RowSource))?
 
-    init(name: String, folderExtensions: [String], decoderVersion: String, detection: FormatDetection, shrink: ShrinkOnLoad,
+    init(name: String, folderExtensions: [String], decoderVersion: @autoclosure @escaping @Sendable () -> String, detection: FormatDetection, shrink: ShrinkOnLoad,
          readHeader: @escaping @Sendable (_ file: InputFile) throws(ImageError) -> SourceHeader,
          openDecoder: @escaping @Sendable (_ file: InputFile, _ limits: DecodeLimits, _ minimumWidth: Int, _ minimumHeight: Int)
             throws(ImageError) -> (header: SourceHeader, rows: any RowSource),
@@ -49,7 +51,7 @@ public final class ImageFormat: Sendable, Hashable, CustomStringConvertible {
                                             _ transform: ColorTransform) throws(ImageError) -> (header: SourceHeader, rows: any RowSource))? = nil) {
         self.name = name
         self.folderExtensions = folderExtensions
-        self.decoderVersion = decoderVersion
+        versionOfDecoder = decoderVersion
         self.detection = detection
         self.shrink = shrink
         self.readHeader = readHeader

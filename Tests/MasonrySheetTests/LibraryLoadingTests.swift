@@ -1,0 +1,45 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// Issue #34, goal 3: a run pays for a format's decoding library only when it reads a file of
+/// that format. libheif (with libde265, dav1d, aom and x265) and libtiff (with zstd, lzma, LERC
+/// and JBIG) are loaded by their bridges on first use (`mb_library_load`), not linked. Seen from
+/// outside: the dynamic loader's own report (`LD_DEBUG=files`) of every file it loads.
+@Suite struct LibraryLoadingTests {
+    static let samples = Bundle.module.resourceURL!.appendingPathComponent("Fixtures/Formats")
+
+    /// The shared libraries the loader brought in while `masonry` drew a sheet of `samples`.
+    static func librariesLoaded(drawing samples: [String]) throws -> Set<String> {
+        let folder = TemporaryFolder()
+        try FileManager.default.createDirectory(atPath: folder.file("in"), withIntermediateDirectories: true)
+        for sample in samples {
+            try FileManager.default.copyItem(atPath: Self.samples.appendingPathComponent(sample).path, toPath: folder.file("in/\(sample)"))
+        }
+        let result = try MasonryExecutable.run(["in", "-o", "sheet.png", "--quiet"], in: folder.path, environment: ["LD_DEBUG": "files"])
+        try #require(result.status == 0, "masonry failed: \(result.standardError.suffix(400))")
+        // "   1234:	file=libheif.so.1 [0];  dynamically loaded by …"
+        let loaded = result.standardError.split(separator: "\n").compactMap { line -> String? in
+            guard let start = line.range(of: "file=") else { return nil }
+            return String(line[start.upperBound...].prefix { $0 != " " && $0 != "[" })
+        }
+        try #require(loaded.contains { $0.hasPrefix("libc.so") }, "LD_DEBUG=files reported no libraries: \(result.standardError.prefix(400))")
+        return Set(loaded)
+    }
+
+    @Test func aSheetOfPNGAndJPEGLoadsNeitherLibheifNorLibtiff() throws {
+        let loaded = try Self.librariesLoaded(drawing: ["sample.png", "sample.jpg"])
+        for library in ["libheif.so.1", "libtiff.so.6", "libde265.so.0", "libx265.so.199", "libaom.so.3", "libdav1d.so.6"] {
+            #expect(!loaded.contains(library), "\(library) was loaded for a sheet of a PNG and a JPEG")
+        }
+    }
+
+    @Test func aHEICLoadsLibheifAndATIFFLoadsLibtiff() throws {
+        let heic = try Self.librariesLoaded(drawing: ["sample.heic"])
+        #expect(heic.contains("libheif.so.1"))
+        #expect(!heic.contains("libtiff.so.6"))
+        let tiff = try Self.librariesLoaded(drawing: ["sample.tif"])
+        #expect(tiff.contains("libtiff.so.6"))
+        #expect(!tiff.contains("libheif.so.1"))
+    }
+}
