@@ -282,7 +282,9 @@ extension PlanFile {
 
         let written = String(decoding: try reader.block(.info), as: UTF8.self)
         guard written == masonryVersion else {
-            throw PlanFileError("written by masonry \(written); this is masonry \(masonryVersion): plan again")
+            // The file's words, escaped and cut: a damaged version block must not break the one-line message.
+            let shown = written.unicodeScalars.prefix(40).map { $0.escaped(asASCII: true) }.joined()
+            throw PlanFileError("written by masonry \(shown); this is masonry \(masonryVersion): plan again")
         }
         var options = PlanReader(bytes: bytes, range: try reader.blockRange(.options))
         let settings = try options.countedList("options")
