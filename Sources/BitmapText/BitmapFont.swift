@@ -6,6 +6,17 @@ public enum FontSize: String, Sendable, CaseIterable {
     case medium
     /// Misc-Fixed 10x20: 10 px advance, 20 px lines.
     case large
+
+    /// The face's cell (advance × line height), known without decoding its glyphs: `--help`
+    /// names the sizes, and a run that draws no text never decodes a face (issue #34; a test
+    /// checks these against the faces).
+    public var cellSize: (width: Int, lineHeight: Int) {
+        switch self {
+        case .small: (6, 13)
+        case .medium: (9, 15)
+        case .large: (10, 20)
+        }
+    }
 }
 
 /// A monospaced bitmap font built into Masonry (X11 Misc-Fixed, public domain, generated

@@ -52,25 +52,34 @@ final class GlyphTable: Sendable {
 /// Decodes standard base64 (`A-Z a-z 0-9 + /`, `=` padding); any other byte, such as the
 /// line breaks and indentation of a multi-line literal, is skipped.
 func decodeBase64(_ text: String) -> [UInt8] {
-    var output = [UInt8]()
-    output.reserveCapacity(text.utf8.count / 4 * 3)
-    var accumulator: UInt32 = 0, pending = 0
-    for byte in text.utf8 {
-        let value: UInt32
-        switch byte {
-        case UInt8(ascii: "A")...UInt8(ascii: "Z"): value = UInt32(byte - UInt8(ascii: "A"))
-        case UInt8(ascii: "a")...UInt8(ascii: "z"): value = UInt32(byte - UInt8(ascii: "a")) + 26
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): value = UInt32(byte - UInt8(ascii: "0")) + 52
-        case UInt8(ascii: "+"): value = 62
-        case UInt8(ascii: "/"): value = 63
-        default: continue
-        }
-        accumulator = accumulator << 6 | value
-        pending += 6
-        if pending >= 8 {
-            pending -= 8
-            output.append(UInt8(truncatingIfNeeded: accumulator >> UInt32(pending)))
+    // Over the literal's UTF-8 bytes in place, through a table: the fonts' data is decoded at the
+    // first text a run draws, so it is on every sheet's start-up path (issue #34).
+    var text = text
+    return text.withUTF8 { source in
+        [UInt8](unsafeUninitializedCapacity: source.count / 4 * 3 + 3) { output, written in
+            var accumulator: UInt32 = 0, pending: UInt32 = 0, count = 0
+            for byte in source {
+                let value = base64Values[Int(byte)]
+                if value == base64Skipped { continue }
+                accumulator = accumulator << 6 | UInt32(value)
+                pending += 6
+                if pending >= 8 {
+                    pending -= 8
+                    output[count] = UInt8(truncatingIfNeeded: accumulator >> pending)
+                    count += 1
+                }
+            }
+            written = count
         }
     }
-    return output
 }
+
+/// Each byte's base64 value, or `base64Skipped` for a byte that is not of the alphabet.
+private let base64Skipped: UInt8 = 0xFF
+private let base64Values: [UInt8] = {
+    var values = [UInt8](repeating: base64Skipped, count: 256)
+    for (value, character) in "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8.enumerated() {
+        values[Int(character)] = UInt8(value)
+    }
+    return values
+}()

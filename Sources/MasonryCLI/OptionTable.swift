@@ -142,8 +142,7 @@ let optionTable: [OptionSpec] = [
               + "{{ and }} for braces; \\n between lines (at most 4).", defaultText: nil),
     .init(key: .fontSize, short: nil, long: "font-size", value: "size",
           help: "Built-in font for captions: " + proseList(FontSize.allCases.map { size in
-              let font = BitmapFont.builtIn(size)
-              return "\(size.rawValue) (\(font.cellWidth)x\(font.lineHeight))"
+              "\(size.rawValue) (\(size.cellSize.width)x\(size.cellSize.lineHeight))"
           }) + ".", defaultText: TileStyle().fontSize.rawValue, choices: FontSize.words),
     .init(key: .captionColor, short: nil, long: "caption-color", value: "color",
           help: "Caption text colour.", defaultText: "black on a light tile, white on a dark one"),

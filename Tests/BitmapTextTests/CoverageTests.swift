@@ -41,6 +41,7 @@ import Testing
         for size in FontSize.allCases {
             let font = BitmapFont.builtIn(size)
             #expect((font.cellWidth, font.lineHeight, font.ascent) == expected[size]!, "\(size)")
+            #expect(size.cellSize == (font.cellWidth, font.lineHeight), "\(size): FontSize.cellSize is not the face's")
             #expect(font.advance(of: "W") == font.cellWidth && font.advance(of: "\u{4E2D}") == font.cellWidth)
         }
     }
