@@ -122,8 +122,18 @@ let package = Package(
         .target(name: "Raster", dependencies: ["CRasterKernels", "WorkerThreads"], swiftSettings: rasterSettings),
         // Raster's hot loops in AVX2, chosen at run time (same integers as Raster's Swift code).
         .target(name: "CRasterKernels"),
-        // The built-in font and the text and box painters; FONT-LICENSE is the font's notice.
-        .target(name: "BitmapText", dependencies: ["Raster"], exclude: ["FONT-LICENSE"]),
+        // GNU FriBidi from Debian (libfribidi-dev): the Unicode bidirectional algorithm, Arabic shaping.
+        .systemLibrary(
+            name: "CLibFriBiDi",
+            pkgConfig: "fribidi",
+            providers: [.apt(["libfribidi-dev"])]
+        ),
+        // The only code that calls FriBidi: one line's visual order and Arabic joining forms.
+        .target(name: "CBidiBridge", dependencies: ["CBridgeSupport", "CLibFriBiDi"], linkerSettings: [.linkedLibrary("fribidi")]),
+        // The built-in fonts (Misc-Fixed, and GNU Unifont as the fallback) and the text and box
+        // painters; FONT-LICENSE and UNIFONT-LICENSE are the fonts' notices.
+        .target(name: "BitmapText", dependencies: ["Raster", "CBidiBridge", "CLibDeflate", "WorkerThreads"],
+                exclude: ["FONT-LICENSE", "UNIFONT-LICENSE"]),
         .target(name: "ImageDiff"),
         // SHA-256 alone: profile digests, compare's file identities, test goldens.
         .target(name: "Digest"),
@@ -163,7 +173,7 @@ let package = Package(
         .testTarget(name: "TIFFCodecTests", dependencies: ["Digest", "CodecCore", "TIFFCodec", "ColorManagement", "PNGCodec", "Raster", "TestSupport"], resources: [.copy("Fixtures")]),
         .testTarget(name: "RasterTests", dependencies: ["CodecCore", "Raster", "TestSupport"], resources: [.copy("Fixtures")]),
         .testTarget(name: "MasonrySheetTests", dependencies: ["CodecCore", "MasonrySheet", "MasonryCommand", "MasonryLayout", "BitmapText", "PNGCodec", "Raster", "TestSupport"], resources: [.copy("Fixtures")]),
-        .testTarget(name: "BitmapTextTests", dependencies: ["CodecCore", "BitmapText", "MasonrySheet", "PNGCodec", "Raster", "TestSupport"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "BitmapTextTests", dependencies: ["CodecCore", "BitmapText", "CBidiBridge", "CZlib", "Digest", "MasonrySheet", "PNGCodec", "Raster", "SeededRandom", "TestSupport"], resources: [.copy("Fixtures")]),
         .testTarget(name: "CompareConfigTests", dependencies: ["CodecCore", "CompareConfig", "ImageDiff", "TestSupport"]),
         .testTarget(name: "ImageDiffTests", dependencies: ["Digest", "CodecCore", "ImageDiff", "PNGCodec", "TestSupport"], resources: [.copy("Fixtures")]),
         .testTarget(name: "ThumbnailCacheTests", dependencies: ["CodecCore", "ThumbnailCache", "TestSupport", "WorkerThreads"], exclude: ["Golden"]),

@@ -52,10 +52,15 @@ final class GlyphTable: Sendable {
 /// Decodes standard base64 (`A-Z a-z 0-9 + /`, `=` padding); any other byte, such as the
 /// line breaks and indentation of a multi-line literal, is skipped.
 func decodeBase64(_ text: String) -> [UInt8] {
+    decodeBase64(text.utf8, limit: text.utf8.count / 4 * 3)
+}
+
+/// The first `limit` bytes (or fewer, when the text ends) of the base64 in `text`.
+func decodeBase64(_ text: some Sequence<UInt8>, limit: Int) -> [UInt8] {
     var output = [UInt8]()
-    output.reserveCapacity(text.utf8.count / 4 * 3)
+    output.reserveCapacity(limit)
     var accumulator: UInt32 = 0, pending = 0
-    for byte in text.utf8 {
+    for byte in text where output.count < limit {
         let value: UInt32
         switch byte {
         case UInt8(ascii: "A")...UInt8(ascii: "Z"): value = UInt32(byte - UInt8(ascii: "A"))
