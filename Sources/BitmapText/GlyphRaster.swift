@@ -96,18 +96,21 @@ struct GlyphRaster {
     /// The glyph at 3/4 size: pixel (x, y) of the result covers source pixels
     /// [4x/3, 4(x+1)/3) x [4y/3, 4(y+1)/3); its coverage is the inked share of that square in
     /// sixteenths (counted on the grid of thirds of a source pixel, 4 x 4 of them per pixel).
+    /// Along each axis a result pixel takes 3 + 1, 2 + 2 or 1 + 3 thirds of two source pixels
+    /// in turn, so a pixel's coverage is the weighted sum of a 2 x 2 block.
     static func scaledCoverage(_ glyph: FallbackFont.Glyph) -> [UInt8] {
         let width = glyph.width * 3 / 4
         var coverage = [UInt8](repeating: 0, count: width * 12)
         let rows = (0..<16).map { glyph.rowBits($0) }
+        func ink(_ row: UInt32, _ x: Int) -> Int { Int(row >> UInt32(glyph.width - 1 - x) & 1) }
         for y in 0..<12 {
+            let top = 4 * y / 3, topWeight = 3 - y % 3, bottomWeight = 4 - topWeight
+            let upper = rows[top], lower = rows[top + 1]
             for x in 0..<width {
-                var level: UInt8 = 0
-                for v in (4 * y)..<(4 * y + 4) {
-                    let bits = rows[v / 3]
-                    for u in (4 * x)..<(4 * x + 4) where bits >> UInt32(glyph.width - 1 - u / 3) & 1 != 0 { level += 1 }
-                }
-                coverage[y * width + x] = level
+                let left = 4 * x / 3, leftWeight = 3 - x % 3, rightWeight = 4 - leftWeight
+                let level = topWeight * (leftWeight * ink(upper, left) + rightWeight * ink(upper, left + 1))
+                    + bottomWeight * (leftWeight * ink(lower, left) + rightWeight * ink(lower, left + 1))
+                coverage[y * width + x] = UInt8(level)
             }
         }
         return coverage
