@@ -111,12 +111,16 @@ public struct TextLine: Sendable, Hashable {
     /// (UAX #29, as Swift's `Character`); where the two overlap (an escape's last digit and a
     /// combining mark after it), they make one unit together.
     private var drawnUnits: [Range<Int>] {
-        var escapeEnds = Set<Int>()
+        var escapeUnits = [Range<Int>]()
         var start = 0
         while start < scalars.count {
-            start += scalars[start] == "\\" ? escapeLength(at: start) : 1
-            escapeEnds.insert(start)
+            let length = scalars[start] == "\\" ? escapeLength(at: start) : 1
+            escapeUnits.append(start..<(start + length))
+            start += length
         }
+        // ASCII has no cluster of more than one scalar but CR LF, which is always escaped.
+        if scalars.allSatisfy(\.isASCII) { return escapeUnits }
+        let escapeEnds = Set(escapeUnits.map(\.upperBound))
         var units = [Range<Int>]()
         var unitStart = 0, end = 0
         for character in string {
