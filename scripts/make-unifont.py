@@ -150,7 +150,7 @@ def main():
         out.write("    /// %d glyphs (%d of the BMP, %d of U+1F000-U+1FBFF; %d of them 16 pixels wide) in %d pages:\n"
                   "    /// %d bytes of bitmaps, %d compressed.\n" % (len(glyphs), bmp_count, len(upper), wide_count,
                                                                     len(index), raw_total, len(blob)))
-        out.write("    static let unifont = FallbackFont(glyphCount: %d, pageIndex: [\n" % len(glyphs))
+        out.write("    static let unifont = FallbackFont(pageIndex: [\n")
         for line in index_lines:
             out.write("        %s,\n" % line)
         out.write("    ], pages: \"\"\"\n")

@@ -48,16 +48,14 @@ final class FallbackFont: Sendable {
         func bit(_ bitmap: Int, _ low: Int) -> Bool { bytes[bitmap * 32 + low >> 3] >> (low & 7) & 1 != 0 }
     }
 
-    let glyphCount: Int
     /// Page number, byte offset, compressed length and decoded length of each page, in order.
     private let pageIndex: [UInt32]
     /// The compressed pages in base64, 100 characters a line.
     private let pages: StaticString
     private let decoded = Lock<[UInt32: Page]>([:])
 
-    init(glyphCount: Int, pageIndex: [UInt32], pages: StaticString) {
+    init(pageIndex: [UInt32], pages: StaticString) {
         precondition(pageIndex.count % 4 == 0, "generated fallback index is inconsistent; run scripts/make-unifont.py again")
-        self.glyphCount = glyphCount
         self.pageIndex = pageIndex
         self.pages = pages
     }

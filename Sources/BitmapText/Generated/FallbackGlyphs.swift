@@ -5,7 +5,7 @@
 extension FallbackFont {
     /// 59575 glyphs (57021 of the BMP, 2554 of U+1F000-U+1FBFF; 52056 of them 16 pixels wide) in 235 pages:
     /// 1808656 bytes of bitmaps, 801717 compressed.
-    static let unifont = FallbackFont(glyphCount: 59575, pageIndex: [
+    static let unifont = FallbackFont(pageIndex: [
         0, 0, 1060, 3168, 1, 1062, 1355, 4192, 2, 2418, 1372, 4192, 3, 3792, 1384, 4464,
         4, 5178, 1366, 4224, 5, 6546, 1574, 4720, 6, 8121, 1508, 4816, 7, 9630, 1812, 5792,
         8, 11442, 1989, 6336, 9, 13431, 2379, 8288, 10, 15810, 2337, 8288, 11, 18147, 2569, 8288,
