@@ -117,8 +117,18 @@ let package = Package(
         .target(name: "Raster", dependencies: ["CRasterKernels", "WorkerThreads"], swiftSettings: rasterSettings),
         // Raster's hot loops in AVX2, chosen at run time (same integers as Raster's Swift code).
         .target(name: "CRasterKernels"),
-        // The built-in font and the text and box painters; FONT-LICENSE is the font's notice.
-        .target(name: "BitmapText", dependencies: ["Raster"], exclude: ["FONT-LICENSE"]),
+        // GNU FriBidi from Debian (libfribidi-dev): the Unicode bidirectional algorithm, Arabic shaping.
+        .systemLibrary(
+            name: "CLibFriBiDi",
+            pkgConfig: "fribidi",
+            providers: [.apt(["libfribidi-dev"])]
+        ),
+        // The only code that calls FriBidi: one line's visual order and Arabic joining forms.
+        .target(name: "CBidiBridge", dependencies: ["CBridgeSupport", "CLibFriBiDi"], linkerSettings: [.linkedLibrary("fribidi")]),
+        // The built-in fonts (Misc-Fixed, and GNU Unifont as the fallback) and the text and box
+        // painters; FONT-LICENSE and UNIFONT-LICENSE are the fonts' notices.
+        .target(name: "BitmapText", dependencies: ["Raster", "CBidiBridge", "CLibDeflate", "WorkerThreads"],
+                exclude: ["FONT-LICENSE", "UNIFONT-LICENSE"]),
         .target(name: "ImageDiff"),
         // SHA-256 alone: profile digests, compare's file identities, test goldens.
         .target(name: "Digest"),
@@ -131,14 +141,14 @@ let package = Package(
         // Thumbnails kept between runs (issue #15); CRC-32 from zlib.
         .target(name: "TileCache", dependencies: ["CLibZ", "WorkerThreads"]),
         .executableTarget(name: "masonry", dependencies: ["MasonryCLI", "MasonrySheet"]),
-        .executableTarget(name: "masonry-bench", dependencies: ["CodecCore", "ColorManagement", "MasonrySheet", "PNGCodec", "JPEGCodec", "TIFFCodec", "WaterfallLayout", "Raster", "SeededRandom", "WorkerThreads"]),
+        .executableTarget(name: "masonry-bench", dependencies: ["CodecCore", "ColorManagement", "MasonrySheet", "PNGCodec", "JPEGCodec", "TIFFCodec", "WaterfallLayout", "Raster", "SeededRandom", "WorkerThreads", "BitmapText"]),
         .target(name: "GalleryPage", dependencies: ["BitmapText"]),
         .executableTarget(name: "gallery-page-bench", dependencies: ["CodecCore", "GalleryPage", "PNGCodec", "BrowserHarness"]),
         // Headless Chromium over the DevTools pipe, for gallery-page-bench and the browser tests.
         .target(name: "BrowserHarness"),
 
         // Every parser of outside bytes as a fuzz target: libFuzzer (scripts/fuzz.sh) and FuzzReplayTests call it.
-        .target(name: "FuzzHarness", dependencies: ["CodecCore", "PNGCodec", "JPEGCodec", "WebPCodec", "GIFCodec", "HEIFCodec", "TIFFCodec", "CompareConfig", "TileCache", "MasonrySheet", "MasonryCLI", "ColorManagement"]),
+        .target(name: "FuzzHarness", dependencies: ["CodecCore", "PNGCodec", "JPEGCodec", "WebPCodec", "GIFCodec", "HEIFCodec", "TIFFCodec", "CompareConfig", "TileCache", "MasonrySheet", "MasonryCLI", "ColorManagement", "BitmapText", "Raster"]),
         // The libFuzzer driver over FuzzTargets (scripts/fuzz.sh); in an ordinary build, a replayer of files.
         .executableTarget(name: "masonry-fuzz", dependencies: ["FuzzHarness", "CSanitizerRuntime"]),
         // Declarations of the sanitizer runtimes' entry points (libFuzzer's driver, TSan's annotations); links nothing.

@@ -139,6 +139,16 @@ captions = ["{name}", "{stem} ({width}×{height})", "{index}. {path}\\n{bytes} b
 for number, text in enumerate(captions):
     write("caption-format", "caption-%02d.txt" % number, text.encode())
 
+# Text layout (SPEC §7, issue #33): a control byte (size = byte % 3, room = byte px), then a
+# file name: right-to-left and mixed names, wide and combining characters, emoji sequences,
+# bidi controls, bytes that are not UTF-8.
+text_seeds = [(60, "IMG_صورة_01.jpg"), (100, "תמונה_01.png"), (31, "北京旅行_001.jpg"), (200, "नमस्ते_फोटो.jpg"),
+              (47, "🎉party_👍🏽_🇯🇵_👨\u200d👩\u200d👧.png"), (92, "سلام (لا).png"),
+              (13, "e\u0301\u0301\u0301\u202e\u2067abc\u05d0(\u0628)")]
+for number, (control, name) in enumerate(text_seeds):
+    write("text-layout", "text-%02d.bin" % number, bytes([control]) + name.encode())
+write("text-layout", "text-%02d.bin" % len(text_seeds), bytes([77]) + b"caf\xe9\xff\xfe\xd8\xa7\\x\x00\xe2\x80\xae")
+
 # Argument lists: NUL between arguments.
 argument_lists = [
     ["photos"],

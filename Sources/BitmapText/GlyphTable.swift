@@ -52,26 +52,28 @@ final class GlyphTable: Sendable {
 /// Decodes standard base64 (`A-Z a-z 0-9 + /`, `=` padding); any other byte, such as the
 /// line breaks and indentation of a multi-line literal, is skipped.
 func decodeBase64(_ text: String) -> [UInt8] {
-    // Over the literal's UTF-8 bytes in place, through a table: the fonts' data is decoded at the
-    // first text a run draws, so it is on every sheet's start-up path (issue #34).
+    // Over the literal's UTF-8 bytes in place: the fonts' data is decoded at the first text a run
+    // draws, so it is on every captioned sheet's start-up path (issue #34).
     var text = text
-    return text.withUTF8 { source in
-        [UInt8](unsafeUninitializedCapacity: source.count / 4 * 3 + 3) { output, written in
-            var accumulator: UInt32 = 0, pending: UInt32 = 0, count = 0
-            for byte in source {
-                let value = base64Values[Int(byte)]
-                if value == base64Skipped { continue }
-                accumulator = accumulator << 6 | UInt32(value)
-                pending += 6
-                if pending >= 8 {
-                    pending -= 8
-                    output[count] = UInt8(truncatingIfNeeded: accumulator >> pending)
-                    count += 1
-                }
-            }
-            written = count
+    return text.withUTF8 { decodeBase64($0, limit: $0.count / 4 * 3) }
+}
+
+/// The first `limit` bytes (or fewer, when the text ends) of the base64 in `text`.
+func decodeBase64(_ text: some Sequence<UInt8>, limit: Int) -> [UInt8] {
+    var output = [UInt8]()
+    output.reserveCapacity(limit)
+    var accumulator: UInt32 = 0, pending: UInt32 = 0
+    for byte in text where output.count < limit {
+        let value = base64Values[Int(byte)]
+        if value == base64Skipped { continue }
+        accumulator = accumulator << 6 | UInt32(value)
+        pending += 6
+        if pending >= 8 {
+            pending -= 8
+            output.append(UInt8(truncatingIfNeeded: accumulator >> pending))
         }
     }
+    return output
 }
 
 /// Each byte's base64 value, or `base64Skipped` for a byte that is not of the alphabet.

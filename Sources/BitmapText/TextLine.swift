@@ -4,7 +4,8 @@
 /// byte or a C0/C1 control or DEL, `\u{2028}` and `\u{2029}` for the line and paragraph
 /// separators. So one line is one line, and any file name can be drawn.
 public struct TextLine: Sendable, Hashable {
-    /// The scalars drawn, one glyph cell each, escapes already applied.
+    /// The scalars drawn, in logical order, escapes already applied (see `layout` for how
+    /// they are set).
     public var scalars: [Unicode.Scalar]
 
     /// Decodes `bytes` as UTF-8, escaping as described above.
@@ -46,13 +47,14 @@ public struct TextLine: Sendable, Hashable {
 
     /// The drawn width in pixels.
     public func width(in font: BitmapFont) -> Int {
-        scalars.reduce(0) { $0 + font.advance(of: $1) }
+        layout(in: font).width
     }
 
     /// Shortened in the middle with "…" so it fits `maxWidth` pixels: itself when it fits;
     /// otherwise the longest prefix and suffix that fit beside the "…", taken alternately
-    /// (prefix first), never splitting an escape such as `\xff`; "…" alone when nothing more
-    /// fits, and the empty line when even "…" does not.
+    /// (prefix first), never splitting an escape such as `\xff` or a grapheme cluster (UAX #29:
+    /// a letter and its combining marks, an emoji ZWJ sequence, a flag); "…" alone when
+    /// nothing more fits, and the empty line when even "…" does not.
     public func fitted(toWidth maxWidth: Int, in font: BitmapFont) -> TextLine {
         fitted(toWidth: maxWidth, in: font, keepingEnd: false)
     }
@@ -67,9 +69,12 @@ public struct TextLine: Sendable, Hashable {
         let ellipsis: Unicode.Scalar = "\u{2026}"
         guard font.advance(of: ellipsis) <= maxWidth else { return TextLine(scalars: []) }
         let units = drawnUnits
+        // A unit's width on its own is at least what it adds to any line (a leading mark that
+        // finds a base there adds nothing), so the sum bounds the shortened line's width.
+        let unitWidths = units.map { place(scalars[$0], in: font).width }
         var budget = maxWidth - font.advance(of: ellipsis)
         var front = 0, back = units.count, takeFront = true
-        func unitWidth(_ index: Int) -> Int { scalars[units[index]].reduce(0) { $0 + font.advance(of: $1) } }
+        func unitWidth(_ index: Int) -> Int { unitWidths[index] }
         if keepingEnd {
             let suffixShare = budget * 2 / 3
             var used = 0
@@ -85,20 +90,45 @@ public struct TextLine: Sendable, Hashable {
             if takeFront { front += 1 } else { back -= 1 }
             takeFront.toggle()
         }
-        let prefixEnd = front == 0 ? 0 : units[front - 1].upperBound
-        let suffixStart = back == units.count ? scalars.count : units[back].lowerBound
-        return TextLine(scalars: Array(scalars[..<prefixEnd]) + [ellipsis] + scalars[suffixStart...])
+        func shortened() -> TextLine {
+            let prefixEnd = front == 0 ? 0 : units[front - 1].upperBound
+            let suffixStart = back == units.count ? scalars.count : units[back].lowerBound
+            return TextLine(scalars: Array(scalars[..<prefixEnd]) + [ellipsis] + scalars[suffixStart...])
+        }
+        var line = shortened()
+        // Reordering and shaping can only narrow a line (a lam-alef ligature is one cell), but
+        // a mark moved away from its base by an embedding could widen it: give up units until
+        // the drawn line fits.
+        while line.width(in: font) > maxWidth, front > 0 || back < units.count {
+            if front > units.count - back { front -= 1 } else { back += 1 }
+            line = shortened()
+        }
+        return line
     }
 
     /// The scalars grouped so that shortening never splits them: an escape (`\\`, `\n`,
-    /// `\t`, `\r`, `\xNN`, `\u{…}`) is one unit, any other scalar is its own.
+    /// `\t`, `\r`, `\xNN`, `\u{…}`) is one unit, and so is each extended grapheme cluster
+    /// (UAX #29, as Swift's `Character`); where the two overlap (an escape's last digit and a
+    /// combining mark after it), they make one unit together.
     private var drawnUnits: [Range<Int>] {
-        var units = [Range<Int>]()
+        var escapeUnits = [Range<Int>]()
         var start = 0
         while start < scalars.count {
             let length = scalars[start] == "\\" ? escapeLength(at: start) : 1
-            units.append(start..<(start + length))
+            escapeUnits.append(start..<(start + length))
             start += length
+        }
+        // ASCII has no cluster of more than one scalar but CR LF, which is always escaped.
+        if scalars.allSatisfy(\.isASCII) { return escapeUnits }
+        let escapeEnds = Set(escapeUnits.map(\.upperBound))
+        var units = [Range<Int>]()
+        var unitStart = 0, end = 0
+        for character in string {
+            end += character.unicodeScalars.count
+            if escapeEnds.contains(end) {
+                units.append(unitStart..<end)
+                unitStart = end
+            }
         }
         return units
     }

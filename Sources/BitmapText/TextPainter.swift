@@ -8,33 +8,33 @@ public enum TextPainter {
     /// x * channels), or nil if that row is not available (then it is skipped; columns past
     /// the end of a row are skipped too). `channels`
     /// is 3 (RGB) or 4 (straight RGBA); inked pixels get `color` blended "over" them as
-    /// Raster's `compositeOver` does. A scalar the font lacks draws a replacement box: the
-    /// outline of its cell less the rightmost column and the top and bottom rows.
+    /// Raster's `compositeOver` does. The glyphs are set as `TextLine.layout` places them; a
+    /// fallback glyph sits in its box as `FallbackPlacement` says. A scalar neither font has
+    /// draws a replacement box: the outline of its cell less the rightmost column and the top
+    /// and bottom rows.
     public static func draw(_ line: TextLine, font: BitmapFont, color: RGBA8Color,
                             x: Int, y: Int, clip: PixelRect,
                             channels: Int, row: (Int) -> UnsafeMutableBufferPointer<UInt8>?) {
         let blender = PixelBlender(color: color, channels: channels)
-        let cellWidth = font.cellWidth, cellHeight = font.lineHeight
-        let visible = intersection(clip, (x, y, line.width(in: font), cellHeight))
+        let layout = line.layout(in: font)
+        let visible = intersection(clip, (x, y, layout.width, font.lineHeight))
         guard blender.isVisible, !visible.columns.isEmpty, !visible.rows.isEmpty else { return }
-        // Only the cells that reach into the clip rectangle.
-        let firstCell = (visible.columns.lowerBound - x) / cellWidth
-        let endCell = (visible.columns.upperBound - x + cellWidth - 1) / cellWidth
-        let glyphs = line.scalars[firstCell..<endCell].map { font.glyphs.glyph(for: $0) }
+        // Only the glyphs whose box reaches into the clip rectangle.
+        let rasters = layout.glyphs.compactMap { glyph -> GlyphRaster? in
+            let left = x + glyph.x, right = left + glyph.cells * font.cellWidth
+            guard left < visible.columns.upperBound, right > visible.columns.lowerBound else { return nil }
+            return GlyphRaster(glyph, boxLeft: left, font: font)
+        }
+        // Partly covered pixels of scaled fallback glyphs: the colour at 1/16 ... 16/16 of its alpha.
+        let partial = rasters.contains { $0.hasPartialCoverage } ? (0...16).map {
+            PixelBlender(color: RGBA8Color(r: color.r, g: color.g, b: color.b, a: UInt8((Int(color.a) * $0 + 8) / 16)),
+                         channels: channels)
+        } : []
         for sheetRow in visible.rows {
             guard let destination = row(sheetRow) else { continue }
-            let cellRow = sheetRow - y
-            for (offset, glyph) in glyphs.enumerated() {
-                let cellLeft = x + (firstCell + offset) * cellWidth
-                let columns = max(cellLeft, visible.columns.lowerBound)..<min(cellLeft + cellWidth, visible.columns.upperBound)
-                let inked = if let glyph {
-                    font.glyphs.rowBits(glyph: glyph, row: cellRow)
-                } else {
-                    replacementBoxBits(row: cellRow, cellWidth: cellWidth, cellHeight: cellHeight)
-                }
-                for column in columns where inked >> UInt32(cellLeft + cellWidth - 1 - column) & 1 != 0 {
-                    blender.paint(destination, column: column)
-                }
+            let lineRow = sheetRow - y
+            for raster in rasters {
+                raster.paintRow(lineRow, into: destination, columns: visible.columns, blender: blender, partial: partial)
             }
         }
     }

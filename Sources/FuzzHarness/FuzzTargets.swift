@@ -25,6 +25,7 @@ public enum FuzzTargets {
         .pngColorChunks,
         .jpegICC,
         .planFile,
+        .textLayout,
     ]
 
     public static func named(_ name: String) -> FuzzTarget? {

@@ -42,6 +42,8 @@ struct BenchOptions {
     var colorOnly = false
     /// Run only the plan-scale stage (PlanScaleStage.swift).
     var planScaleOnly = false
+    /// Run only the caption-scripts stage (CaptionScriptsStage.swift).
+    var captionScriptsOnly = false
     var seed: UInt64 = 20_240_601
 }
 
@@ -70,6 +72,7 @@ func parseOptions() -> BenchOptions {
         case "--tiff-only": options.tiffOnly = true
         case "--color-only": options.colorOnly = true
         case "--plan-scale-only": options.planScaleOnly = true
+        case "--caption-scripts-only": options.captionScriptsOnly = true
         case "-h", "--help":
             print("""
             usage: masonry-bench [--quick] [--json path] [--corpus dir] [--runs n] [--masonry path]
@@ -91,6 +94,8 @@ func parseOptions() -> BenchOptions {
               --color-only  run only the colour stage (the JPEG corpus with a Display P3 profile vs untagged)
               --plan-scale-only  run only the plan-scale stage: masonry --plan-only --plan over 100 k, 300 k and
                            1 M small PNGs (hard links in nested folders, made once in <corpus>/plan-scale)
+              --caption-scripts-only  run only the caption-scripts stage: the same sheet of small pictures
+                           with ASCII captions and with captions in 12 scripts, interleaved (goal ≤ 1.05×)
             """)
             exit(0)
         default: fail("unknown argument \(argument) (see --help)")
@@ -422,6 +427,14 @@ do {
         fail("no masonry executable at \(masonry): build it first (swift build -c release --product masonry)")
     }
     try FileManager.default.createDirectory(atPath: corpusRoot, withIntermediateDirectories: true)
+    if options.captionScriptsOnly {
+        try FileManager.default.createDirectory(atPath: corpusRoot + "/out", withIntermediateDirectories: true)
+        try captionScriptsStage(masonry: masonry, root: corpusRoot, outDir: corpusRoot + "/out", runs: runs,
+                                count: options.quick ? 120 : 240)
+        printTable()
+        for row in results where !row.note.isEmpty { print("  \(row.stage) / \(row.metric): \(row.note)") }
+        exit(0)
+    }
     if options.planScaleOnly {
         try FileManager.default.createDirectory(atPath: corpusRoot + "/out", withIntermediateDirectories: true)
         try planScaleStage(masonry: masonry, root: corpusRoot + "/plan-scale", outDir: corpusRoot + "/out", runs: runs)
@@ -576,6 +589,7 @@ do {
     try resampleStage(paths: bySize, runs: runs, columnWidth: 290)
     try encodeStage(sheetPath: sheet, runs: runs, sweep: options.sweep)
     try featureStages(masonry: masonry, corpusRoot: corpusRoot, outDir: outDir, photoCount: photos.count, runs: runs)
+    try captionScriptsStage(masonry: masonry, root: corpusRoot, outDir: outDir, runs: runs, count: options.quick ? 120 : 240)
     try benchJPEG(photos: photos, corpusRoot: corpusRoot, masonry: masonry, outDir: outDir, cores: cores, runs: runs)
     try benchColor(photos: photos, corpusRoot: corpusRoot, masonry: masonry, outDir: outDir, cores: cores, runs: runs)
     try formatsStage(photosFolder: corpusRoot + "/photos", root: corpusRoot, masonry: masonry, outDir: outDir,

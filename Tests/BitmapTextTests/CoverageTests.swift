@@ -26,13 +26,16 @@ import Testing
         }
     }
 
-    /// Scripts the font does not have really are missing (they draw a replacement box).
+    /// Scripts the face does not have come from the fallback (GNU Unifont); Linear B, outside
+    /// the fallback's planes, is a replacement box.
     @Test(arguments: FontSize.allCases)
-    func otherScriptsAreMissing(size: FontSize) {
+    func otherScriptsComeFromTheFallback(size: FontSize) {
         let font = BitmapFont.builtIn(size)
         for scalar: Unicode.Scalar in ["\u{4E2D}", "\u{3042}", "\u{0915}", "\u{AC00}", "\u{1F600}"] {
             #expect(!font.hasGlyph(scalar), "\(size) has U+\(String(scalar.value, radix: 16))")
+            #expect(font.drawsGlyph(scalar), "\(size): the fallback lacks U+\(String(scalar.value, radix: 16))")
         }
+        #expect(!font.drawsGlyph("\u{10000}"))
     }
 
     @Test func metricsOfTheThreeFaces() {
@@ -42,7 +45,10 @@ import Testing
             let font = BitmapFont.builtIn(size)
             #expect((font.cellWidth, font.lineHeight, font.ascent) == expected[size]!, "\(size)")
             #expect(size.cellSize == (font.cellWidth, font.lineHeight), "\(size): FontSize.cellSize is not the face's")
-            #expect(font.advance(of: "W") == font.cellWidth && font.advance(of: "\u{4E2D}") == font.cellWidth)
+            #expect(font.advance(of: "W") == font.cellWidth && font.advance(of: "\u{10000}") == font.cellWidth)
+            // Wide fallback glyphs take two cells, combining marks and joiners none.
+            #expect(font.advance(of: "\u{4E2D}") == 2 * font.cellWidth && font.advance(of: "\u{1F600}") == 2 * font.cellWidth)
+            #expect(font.advance(of: "\u{0301}") == 0 && font.advance(of: "\u{200D}") == 0)
         }
     }
 }

@@ -37,12 +37,13 @@ import Testing
         #expect(defaultTextColor(on: RGBA8Color(r: 0x75, g: 0x75, b: 0x75)) == .white)
     }
 
-    /// A missing glyph draws its box: the cell outline less the right column and top and bottom rows.
+    /// A glyph neither font has (Linear B, outside the fallback's planes) draws its box: the
+    /// cell outline less the right column and top and bottom rows.
     @Test(arguments: FontSize.allCases)
     func missingGlyphDrawsAVisibleBox(size: FontSize) {
         let font = BitmapFont.builtIn(size)
         var canvas = Canvas(width: font.cellWidth, height: font.lineHeight, channels: 3, background: .white)
-        canvas.draw(TextLine("\u{4E2D}"), font: font, color: .black, x: 0, y: 0)
+        canvas.draw(TextLine("\u{10000}"), font: font, color: .black, x: 0, y: 0)
         let inked = Set((0..<font.lineHeight).flatMap { y in (0..<font.cellWidth).filter { canvas.pixel($0, y) == [0, 0, 0] }.map { [$0, y] } })
         let right = font.cellWidth - 2, bottom = font.lineHeight - 2
         let outline = Set((1...bottom).flatMap { y in (0...right).filter { $0 == 0 || $0 == right || y == 1 || y == bottom }.map { [$0, y] } })

@@ -1,4 +1,5 @@
 import Foundation
+import BitmapText
 import CodecCore
 import PNGCodec
 import Testing
@@ -96,6 +97,45 @@ import TestSupport
             }
             #expect(leaks == 0, "\(leaks) pixels outside the tiles and bands of \(file) are not background")
         }
+    }
+
+    /// Names in other scripts (issue #33): section headers, title and captions are laid out
+    /// with the fallback font, wide cells and the bidi algorithm, deterministically for any
+    /// `--jobs`; every line fits its band by the font's own measure, and the shortened name
+    /// keeps its emoji ZWJ sequence whole or not at all.
+    @Test func captionsInOtherScriptsFitTheirBandsAndAreDeterministic() throws {
+        let folder = TemporaryFolder()
+        let names = ["in/北京/사진_001.png", "in/北京/IMG_صورة_01.png", "in/תמונות/תמונה_2026.png",
+                     "in/תמונות/👨\u{200D}👩\u{200D}👧_family_picnic_by_the_lake_2026.png"]
+        for (number, name) in names.enumerated() {
+            try FileManager.default.createDirectory(atPath: folder.file((name as NSString).deletingLastPathComponent), withIntermediateDirectories: true)
+            try TestImages.write(TestImages.photoLike(width: 120, height: 90, seed: UInt64(number + 1)), width: 120, height: 90,
+                                 to: folder.file(name))
+        }
+        let options = ["in", "-r", "--sections", "--caption", "{name}", "--title", "北京旅行 · صورة 2026", "--font-size", "medium",
+                       "-w", "600", "-c", "2"]
+        var digests: [String] = []
+        for jobs in ["1", "2"] {
+            try FileManager.default.createDirectory(atPath: folder.file("out\(jobs)"), withIntermediateDirectories: true)
+            let result = try MasonryExecutable.run(options + ["-o", "out\(jobs)/s.png", "--manifest", "out\(jobs)/s.json", "-j", jobs],
+                                                   in: folder.path)
+            #expect(result.status == 0, "\(result.standardError)")
+            digests.append(SHA256.hex([UInt8](try Data(contentsOf: folder.url.appendingPathComponent("out\(jobs)/s.png")))))
+        }
+        #expect(digests[0] == digests[1], "output differs across --jobs")
+        let items = try #require(try manifest(folder, "out1/s.json")["items"] as? [[String: Any]])
+        #expect(items.count == names.count)
+        let font = BitmapFont.builtIn(.medium)
+        var texts: [String] = []
+        for item in items {
+            let caption = try #require(item["caption"] as? [String: Any])
+            let band = try #require(rect(caption)), text = try #require(caption["text"] as? String)
+            #expect(TextLine(text).width(in: font) <= band.width - 8, "\(text) overflows its band")
+            texts.append(text)
+        }
+        #expect(texts.contains("사진_001.png") && texts.contains("IMG_صورة_01.png"), "\(texts)")
+        let family = try #require(texts.first { $0.contains("…") }, "the long name is shortened: \(texts)")
+        #expect(family.hasPrefix("👨\u{200D}👩\u{200D}👧") || family.hasPrefix("…"), "a ZWJ sequence is cut: \(family)")
     }
 
     @Test func captionsLeaveEachPictureExactlyAsWithoutThem() throws {

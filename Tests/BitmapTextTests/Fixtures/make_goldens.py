@@ -33,8 +33,8 @@ for size in FACES:
     ]
 CASES += [
     ("translucent-medium-rgb", "medium", 3, PALE, (0x00, 0x40, 0xa0, 0xa0), "½ blend ŒŸ".encode(), None, None, None),
-    ("missing-glyph-medium", "medium", 3, PALE, (0x80, 0x00, 0x40, 255), "中文 box!".encode(), None, None, None),
-    ("missing-glyph-large-rgba", "large", 4, (0, 0, 0, 0), (0x10, 0x20, 0xc0, 255), "a\u4e2db".encode(), None, None, None),
+    ("missing-glyph-medium", "medium", 3, PALE, (0x80, 0x00, 0x40, 255), "\U00010000\U00010001 box!".encode(), None, None, None),
+    ("missing-glyph-large-rgba", "large", 4, (0, 0, 0, 0), (0x10, 0x20, 0xc0, 255), "a\U00010000b".encode(), None, None, None),
     ("invalid-utf8-small", "small", 3, WHITE, BLACK, b"caf\xe9\tbad\xff\xfe\\x\x1b.png", None, None, None),
     ("invalid-utf8-medium-dark", "medium", 3, BLACK, WHITE, b"\xc0\xafnot-utf8\xed\xa0\x80.png", None, None, None),
     ("shortened-large", "large", 3, WHITE, BLACK, b"a_very_long_file_name_for_testing_2026.png", 130, "a_very…26.png", None),
