@@ -8,7 +8,7 @@ let package = Package(
     targets: [
         .executableTarget(name: "ContactSheetExample", dependencies: [
             .product(name: "MasonrySheet", package: "Masonry"),
-            .product(name: "MasonryLayout", package: "Masonry"),
+            .product(name: "WaterfallLayout", package: "Masonry"),
         ]),
     ],
     swiftLanguageModes: [.v6]

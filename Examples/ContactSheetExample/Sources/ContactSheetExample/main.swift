@@ -3,7 +3,7 @@
 //
 //   swift run ContactSheetExample [<folder> [<sheet.png>]]    (from Examples/ContactSheetExample)
 import Foundation
-import MasonryLayout
+import WaterfallLayout
 import MasonrySheet
 
 func makeSheets(of folder: String, into output: String) throws {
