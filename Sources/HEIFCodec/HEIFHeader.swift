@@ -40,9 +40,19 @@ public struct HEIFThumbnail: Sendable, Hashable {
     let decodedSizes: [PixelSize]
     /// Coded in AV1 (else HEVC).
     let isAV1: Bool
+    /// Coded as luma alone (4:0:0).
+    let isMonochrome: Bool
 
     /// True when decoding it in place of the primary image shows the same picture.
     public var canStandIn: Bool { aspectMatches && transformationsMatch && alphaMatches }
+}
+
+/// The meta box libheif reads in place of the file's (see `HEIFMeta.locatingDerivations`): the
+/// file's top-level meta box, at `hiddenAt`, is shown to libheif renamed `free`, and `bytes` (a
+/// whole meta box) as if they followed the file's last byte. No byte of the file changes.
+struct ReplacementMeta: Sendable, Hashable {
+    let hiddenAt: Int
+    let bytes: [UInt8]
 }
 
 /// The layout of a grid image: `rows` × `columns` tiles of `tileWidth` × `tileHeight`.
@@ -80,6 +90,9 @@ public struct HEIFHeader: Sendable, Hashable {
     public let frameCount: Int
     /// Bits per sample of the primary image (8, 10 or 12): `pixi`, else the codec configuration.
     public let bitDepth: Int
+    /// True when the primary image is coded as luma alone (4:0:0, by its `hvcC` or `av1C`): the
+    /// bridge then draws its luma itself, range-expanded (see `HEIFDecoder`).
+    public let isMonochrome: Bool
     /// True when an alpha plane (`auxl` with an alpha `auxC`) belongs to the primary image.
     public let hasAlpha: Bool
     public let primaryItemID: Int
@@ -100,6 +113,8 @@ public struct HEIFHeader: Sendable, Hashable {
     /// displayed), then every `ispe` of the file (libheif checks them all when it reads it):
     /// each is checked against the limits before libheif reads the file.
     let decodedSizes: [PixelSize]
+    /// The meta box libheif reads instead of the file's, or nil (the file as it is).
+    let replacementMeta: ReplacementMeta?
 
     /// The largest meta box read (every box but the coded data lives in it).
     public static let maxMetaBytes = 16 << 20
@@ -169,6 +184,9 @@ public struct HEIFHeader: Sendable, Hashable {
         var offset = 0, boxCount = 0
         var brands: [String]?
         var meta: HEIFMeta?
+        var metaStart = 0
+        // A box of size 0 runs to the end of the file: it would swallow an appended meta box.
+        var lastBoxRunsToEnd = false
         var samples: Int?
         while offset < size {
             boxCount += 1
@@ -178,6 +196,7 @@ public struct HEIFHeader: Sendable, Hashable {
                 throw ImageError(.malformed, "not a HEIF file (no ftyp box first)")
             }
             let box = try parseBoxHeader(header[...], at: offset, limit: size, zeroSizeAllowed: true, parentName: "the file")
+            lastBoxRunsToEnd = readUInt32(header[...], 0) == 0
             switch box.type {
             case "ftyp":
                 guard brands == nil else { throw malformedHEIF("more than one 'ftyp' box") }
@@ -194,6 +213,7 @@ public struct HEIFHeader: Sendable, Hashable {
                     throw ImageError(.limitExceeded, "HEIF meta box of \(box.payload.count) bytes is over the \(Self.maxMetaBytes >> 20) MiB limit")
                 }
                 meta = try HEIFMeta(payload: try read(box.payload.lowerBound, box.payload.count))
+                metaStart = box.start
             case "moov":
                 samples = try Self.sequenceSampleCount(moov: box, fileSize: size, read: read)
             default:
@@ -217,6 +237,7 @@ public struct HEIFHeader: Sendable, Hashable {
         orientation = .up
         frameCount = max(1, samples ?? 1)
         bitDepth = primary.bitDepth
+        isMonochrome = primary.isMonochrome
         hasAlpha = primary.hasAlpha
         primaryItemID = primary.id
         codedWidth = primary.codedWidth
@@ -229,6 +250,7 @@ public struct HEIFHeader: Sendable, Hashable {
             }
         }
         colourCodePoints = primary.colourCodePoints
+        replacementMeta = lastBoxRunsToEnd ? nil : meta.locatingDerivations().map { ReplacementMeta(hiddenAt: metaStart, bytes: $0) }
         if let profile = primary.iccProfile, profile.count > Self.maxProfileBytes {
             iccProfile = nil
             colorNote = "ICC profile of \(profile.count) bytes dropped (over \(Self.maxProfileBytes >> 20) MiB)"
@@ -242,7 +264,7 @@ public struct HEIFHeader: Sendable, Hashable {
                           transformationsMatch: thumbnail.transformationKinds == primary.transformationKinds,
                           profileMatches: thumbnail.colourProperties == primary.colourProperties,
                           alphaMatches: thumbnail.hasAlpha == primary.hasAlpha, decodedSizes: thumbnail.decodedSizes,
-                          isAV1: thumbnail.codec == "av01")
+                          isAV1: thumbnail.codec == "av01", isMonochrome: thumbnail.isMonochrome)
         }
     }
 
