@@ -13,8 +13,10 @@ struct mheif_decoder {
     int64_t file_size;
     int64_t position;
     int read_errno;                  // set when pread failed (not merely past the end)
-    int64_t hidden_at;               // the meta box shown as `free` (-1: none)
-    uint8_t *appended;               // the meta box shown after the file's end, or NULL
+    int64_t overlay_at[4];           // 4 bytes shown otherwise at each of these offsets
+    uint8_t overlay[4][4];
+    int overlays;
+    uint8_t *appended;               // bytes shown after the file's end, or NULL
     size_t appended_size;
     struct heif_context *context;
     struct heif_image_handle *primary;
@@ -83,10 +85,11 @@ static int reader_read(void *data, size_t size, void *userdata) {
         done += (size_t)got;
     }
     if (size > in_file) memcpy(out + in_file, decoder->appended + (position + (int64_t)in_file - decoder->file_size), size - in_file);
-    // The hidden meta box's type bytes read "free".
-    for (int i = 0; decoder->hidden_at >= 0 && i < 4; i++) {
-        int64_t at = decoder->hidden_at + 4 + i;
-        if (at >= position && at < position + (int64_t)in_file) out[at - position] = (uint8_t)"free"[i];
+    for (int k = 0; k < decoder->overlays; k++) {
+        for (int i = 0; i < 4; i++) {
+            int64_t at = decoder->overlay_at[k] + i;
+            if (at >= position && at < position + (int64_t)in_file) out[at - position] = decoder->overlay[k][i];
+        }
     }
     decoder->position += (int64_t)size;
     return 0;
@@ -145,7 +148,6 @@ mheif_decoder *mheif_decoder_create_fd(int fd, int64_t file_size, int max_side) 
     if (!decoder) return NULL;
     decoder->fd = fd;
     decoder->file_size = file_size;
-    decoder->hidden_at = -1;
     decoder->context = heif_context_alloc();
     if (!decoder->context) {
         free(decoder);
@@ -168,15 +170,22 @@ void mheif_decoder_destroy(mheif_decoder *decoder) {
     free(decoder);
 }
 
-mheif_status mheif_decoder_replace_meta(mheif_decoder *decoder, int64_t hidden_at, const uint8_t *meta, size_t count) {
-    if (decoder->appended || hidden_at < 0 || hidden_at + 8 > decoder->file_size || !meta || count == 0) {
-        return fail(decoder, MHEIF_UNSUPPORTED, "meta box replaced out of order");
+mheif_status mheif_decoder_overlay(mheif_decoder *decoder, int64_t offset, const uint8_t *bytes) {
+    if (decoder->overlays == 4 || offset < 0 || offset + 4 > decoder->file_size || !bytes) {
+        return fail(decoder, MHEIF_UNSUPPORTED, "overlay out of place");
     }
+    decoder->overlay_at[decoder->overlays] = offset;
+    memcpy(decoder->overlay[decoder->overlays], bytes, 4);
+    decoder->overlays++;
+    return MHEIF_OK;
+}
+
+mheif_status mheif_decoder_append(mheif_decoder *decoder, const uint8_t *bytes, size_t count) {
+    if (decoder->appended || !bytes || count == 0) return fail(decoder, MHEIF_UNSUPPORTED, "bytes appended twice");
     decoder->appended = malloc(count);
     if (!decoder->appended) return fail(decoder, MHEIF_LIMIT, "out of memory");
-    memcpy(decoder->appended, meta, count);
+    memcpy(decoder->appended, bytes, count);
     decoder->appended_size = count;
-    decoder->hidden_at = hidden_at;
     return MHEIF_OK;
 }
 

@@ -12,9 +12,9 @@ import Raster
 ///   libheif's own size limit is set too, and grid tiles are decoded on the calling thread, so
 ///   a decode costs one of Masonry's workers.
 /// - libheif reads the file through a reader over `pread` (not from memory): it holds only
-///   the boxes and the coded data it asks for, so a large photo is never copied whole. A file
-///   with `iden` derivations is shown to libheif with its meta box replaced by one giving them
-///   the empty `iloc` entries libheif 1.15 needs (`HEIFHeader.replacementMeta`).
+///   the boxes and the coded data it asks for, so a large photo is never copied whole. Where
+///   libheif 1.15 would refuse a file Masonry reads (`iden` items without `iloc` entries, a
+///   sequence's brands), the reader shows it a few bytes otherwise (`HEIFHeader.libheifView`).
 /// - Picture: the primary image with its transformations (`clap`, `irot`, `imir`) applied, or
 ///   the smallest thumbnail at least twice `minimumWidth` × `minimumHeight` that can stand
 ///   in for it (same aspect, transformations and alpha: `HEIFThumbnail.canStandIn`). Grids are
@@ -63,11 +63,15 @@ public final class HEIFDecoder: RowSource {
         guard let bridge = mheif_decoder_create_fd(file.descriptor, Int64(file.size), maxSide) else {
             throw ImageError(.outOfMemory)
         }
-        if let replacement = header.replacementMeta {
-            let appended = replacement.bytes.withUnsafeBufferPointer { bytes in
-                mheif_decoder_replace_meta(bridge, Int64(replacement.hiddenAt), bytes.baseAddress, bytes.count)
+        if let view = header.libheifView {
+            var status = MHEIF_OK
+            for overlay in view.overlays where status == MHEIF_OK {
+                status = overlay.bytes.withUnsafeBufferPointer { mheif_decoder_overlay(bridge, Int64(overlay.offset), $0.baseAddress) }
             }
-            guard appended == MHEIF_OK else {
+            if status == MHEIF_OK && !view.appended.isEmpty {
+                status = view.appended.withUnsafeBufferPointer { mheif_decoder_append(bridge, $0.baseAddress, $0.count) }
+            }
+            guard status == MHEIF_OK else {
                 mheif_decoder_destroy(bridge)
                 throw ImageError(.outOfMemory)
             }

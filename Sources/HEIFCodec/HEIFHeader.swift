@@ -47,13 +47,24 @@ public struct HEIFThumbnail: Sendable, Hashable {
     public var canStandIn: Bool { aspectMatches && transformationsMatch && alphaMatches }
 }
 
-/// The meta box libheif reads in place of the file's (see `HEIFMeta.locatingDerivations`): the
-/// file's top-level meta box, at `hiddenAt`, is shown to libheif renamed `free`, and `bytes` (a
-/// whole meta box) as if they followed the file's last byte. No byte of the file changes.
-struct ReplacementMeta: Sendable, Hashable {
-    let hiddenAt: Int
-    let bytes: [UInt8]
+/// The file as the bridge's reader shows it to libheif, where libheif 1.15 would refuse a file
+/// Masonry reads: four-byte `overlays` over the file's bytes, and `appended` bytes as if they
+/// followed its last byte. No byte of the file changes. Two uses:
+/// - a file whose `iden` items have no `iloc` entry: its meta box is renamed `free` and a copy
+///   with empty entries appended (`HEIFMeta.locatingDerivations`);
+/// - a sequence whose brands name no still-image structure libheif knows (`avis`, `msf1`,
+///   `miaf`) but which holds a still primary item: its first compatible brand reads `mif1`.
+struct LibheifView: Sendable, Hashable {
+    struct Overlay: Sendable, Hashable {
+        let offset: Int
+        let bytes: [UInt8]
+    }
+    var overlays: [Overlay] = []
+    var appended: [UInt8] = []
 }
+
+/// The brands libheif 1.15 requires one of among the compatible brands.
+let libheifBrands: Set<String> = ["heic", "heix", "mif1", "avif"]
 
 /// The layout of a grid image: `rows` × `columns` tiles of `tileWidth` × `tileHeight`.
 public struct HEIFGrid: Sendable, Hashable {
@@ -113,8 +124,8 @@ public struct HEIFHeader: Sendable, Hashable {
     /// displayed), then every `ispe` of the file (libheif checks them all when it reads it):
     /// each is checked against the limits before libheif reads the file.
     let decodedSizes: [PixelSize]
-    /// The meta box libheif reads instead of the file's, or nil (the file as it is).
-    let replacementMeta: ReplacementMeta?
+    /// What libheif is shown in place of the file, or nil (the file as it is).
+    let libheifView: LibheifView?
 
     /// The largest meta box read (every box but the coded data lives in it).
     public static let maxMetaBytes = 16 << 20
@@ -184,7 +195,7 @@ public struct HEIFHeader: Sendable, Hashable {
         var offset = 0, boxCount = 0
         var brands: [String]?
         var meta: HEIFMeta?
-        var metaStart = 0
+        var metaStart = 0, firstCompatibleBrandAt: Int?
         // A box of size 0 runs to the end of the file: it would swallow an appended meta box.
         var lastBoxRunsToEnd = false
         var samples: Int?
@@ -206,6 +217,7 @@ public struct HEIFHeader: Sendable, Hashable {
                 for at in stride(from: 0, to: payload.count - 3, by: 4) where at != 4 {   // 4: the minor version
                     listed.append(fourCC(payload[at..<(at + 4)]))
                 }
+                if payload.count >= 12 { firstCompatibleBrandAt = box.payload.lowerBound + 8 }
                 brands = listed
             case "meta":
                 guard meta == nil else { throw malformedHEIF("more than one top-level 'meta' box") }
@@ -250,7 +262,15 @@ public struct HEIFHeader: Sendable, Hashable {
             }
         }
         colourCodePoints = primary.colourCodePoints
-        replacementMeta = lastBoxRunsToEnd ? nil : meta.locatingDerivations().map { ReplacementMeta(hiddenAt: metaStart, bytes: $0) }
+        var view = LibheifView()
+        if !lastBoxRunsToEnd, let located = meta.locatingDerivations() {
+            view.overlays.append(.init(offset: metaStart + 4, bytes: Array("free".utf8)))
+            view.appended = located
+        }
+        if libheifBrands.isDisjoint(with: brands.dropFirst()), let at = firstCompatibleBrandAt {
+            view.overlays.append(.init(offset: at, bytes: Array("mif1".utf8)))
+        }
+        libheifView = view == LibheifView() ? nil : view
         if let profile = primary.iccProfile, profile.count > Self.maxProfileBytes {
             iccProfile = nil
             colorNote = "ICC profile of \(profile.count) bytes dropped (over \(Self.maxProfileBytes >> 20) MiB)"

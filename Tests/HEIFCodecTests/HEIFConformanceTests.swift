@@ -33,11 +33,6 @@ let conformanceNotRead: [String: String] = [
     "multilayer004.heic": "unsupported HEIF file",
     // A predictively coded primary item (`pred`): libheif 1.15 would decode it alone, into noise.
     "C044.heic": "HEIF primary item 1004 is predictively coded",
-    // Sequences whose brands name no still-image structure (`avis`, `msf1`, `miaf`; no `mif1`):
-    // libheif 1.15 refuses the file before reading its still primary item.
-    "star-8bpc.avifs": "unsupported HEIF file: unsupported file-type",
-    "star-10bpc.avifs": "unsupported HEIF file: unsupported file-type",
-    "star-12bpc.avifs": "unsupported HEIF file: unsupported file-type",
 ]
 
 /// The conformance files Masonry draws otherwise than the reference, by design, with the reason.
@@ -169,6 +164,12 @@ struct ConformanceRun {
 
     @Test func committedLinkUSubsetMatchesLibavif() throws {
         try Self.run(fixtureFolder.path("linku"), name: "Link-U AVIF samples (committed subset)")
+    }
+
+    /// Nokia's MIAF007, C008 and C014 structures rebuilt around committed items
+    /// (scripts/make-heif-derived-fixtures.py).
+    @Test func committedDerivedFixturesMatchPillowHeif() throws {
+        try Self.run(fixtureFolder.path("derived"), name: "HEIF derivations (committed)")
     }
 
     @Test(.enabled(if: ProcessInfo.processInfo.environment["MASONRY_LINKU_SAMPLES"] != nil))

@@ -44,10 +44,12 @@ const char *mheif_decoder_name(int av1);
 /// tiles on the calling thread. NULL when out of memory.
 mheif_decoder *mheif_decoder_create_fd(int fd, int64_t file_size, int max_side);
 void mheif_decoder_destroy(mheif_decoder *decoder);
-/// Before `mheif_decoder_read`: libheif is shown the file with the four type bytes of the box at
-/// `hidden_at` (the file's meta box) reading `free`, and the `count` bytes of `meta` (a whole
-/// meta box, copied) following the file's last byte. MHEIF_LIMIT when out of memory.
-mheif_status mheif_decoder_replace_meta(mheif_decoder *decoder, int64_t hidden_at, const uint8_t *meta, size_t count);
+/// Before `mheif_decoder_read`: libheif is shown the 4 bytes at `bytes` in place of the file's
+/// at `offset` (at most 4 overlays). MHEIF_UNSUPPORTED when out of place or too many.
+mheif_status mheif_decoder_overlay(mheif_decoder *decoder, int64_t offset, const uint8_t *bytes);
+/// Before `mheif_decoder_read`: libheif is shown the `count` bytes at `bytes` (copied) as if they
+/// followed the file's last byte. MHEIF_LIMIT when out of memory.
+mheif_status mheif_decoder_append(mheif_decoder *decoder, const uint8_t *bytes, size_t count);
 /// The last error's text (empty when none). Owned by the decoder.
 const char *mheif_decoder_message(const mheif_decoder *decoder);
 
