@@ -25,6 +25,16 @@ import Testing
         #expect(seen.width == 212 && seen.height == 320 && seen.libheifView == nil, "the appended meta box locates every item")
     }
 
+    /// A last box of size 0 runs to the end of the file, so it would swallow an appended meta
+    /// box: the file is shown to libheif as it is (which refuses it with its reason).
+    @Test func noMetaIsAppendedBehindABoxRunningToTheEnd() throws {
+        var bytes = try fixtureFolder.bytes("derived/cat-iden-irot90.heic")
+        let mdat = try #require((4..<(bytes.count - 4)).last { Array(bytes[$0..<($0 + 4)]) == Array("mdat".utf8) })
+        bytes.replaceSubrange((mdat - 4)..<mdat, with: [0, 0, 0, 0])
+        let header = try HEIFHeader(bytes: bytes)
+        #expect(header.width == 212 && header.libheifView == nil)
+    }
+
     /// C014's structure: the source's own irot 2 comes first, then the iden's clap and irot 1.
     @Test func idenAppliesTheSourcesTransformationsThenItsOwn() throws {
         let header = try Self.header("derived/cat-iden-clap-irot90.heic")
