@@ -29,8 +29,6 @@ struct ConformanceReference: Sendable {
 /// The conformance files the reference decoders draw and Masonry does not, each with the start
 /// of its skip reason; SPEC's HEIF section lists the same files (checked below).
 let conformanceNotRead: [String: String] = [
-    // AVC-coded items: libheif 1.15 has no AVC decoder (pillow-heif's libheif has none either).
-    "multilayer004.heic": "unsupported HEIF file",
     // A predictively coded primary item (`pred`): libheif 1.15 would decode it alone, into noise.
     "C044.heic": "HEIF primary item 1004 is predictively coded",
 ]
