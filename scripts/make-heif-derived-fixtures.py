@@ -13,11 +13,15 @@ scripts/make-heif-conformance.py. And Fixtures/derived-refused: derivations Maso
   200×150 and turned 90°.
 - cat-thumbnail-shared-clap.heic (MIAF007): a primary item cropped to 240×160 whose 160×106
   thumbnail is given the same clap property, which does not fit it.
-- derived-refused/iden-of-iden.heic, iden-two-sources.heic: skipped with their reasons.
+- cat-overlay.heic (C015's structure, as a primary item): an `iovl` canvas of 400×300 filled
+  orange, the cat at (10, 20) and a 160×106 tile at (200, 150) over it.
+- derived-refused/iden-of-iden.heic, iden-two-sources.heic, overlay-without-offsets.heic:
+  skipped with their reasons.
 """
 
 import importlib.util
 import os
+import struct
 import subprocess
 import sys
 
@@ -55,6 +59,16 @@ def main():
     fixtures.write_heif(os.path.join(OUT, "cat-thumbnail-shared-clap.heic"), BRANDS,
                         {1: cropped, 2: thumbnail}, [("thmb", 2, [1])], 1)
 
+    def overlay(offsets):
+        # version 0, flags 0 (16-bit fields), fill RGBA (16-bit each), output size, offsets.
+        descriptor = struct.pack(">BB4HHH", 0, 0, 0xFFFF, 0x8000, 0, 0xFFFF, 400, 300)
+        return {"type": "iovl", "props": [(ispe(400, 300), False)],
+                "data": descriptor + b"".join(struct.pack(">hh", x, y) for x, y in offsets)}
+
+    fixtures.write_heif(os.path.join(OUT, "cat-overlay.heic"), BRANDS,
+                        {1: overlay([(10, 20), (200, 150)]), 2: cat, 3: tile}, [("dimg", 1, [2, 3])], 1, idat_items={1})
+    fixtures.write_heif(os.path.join(REFUSED, "overlay-without-offsets.heic"), BRANDS,
+                        {1: overlay([(10, 20)]), 2: cat, 3: tile}, [("dimg", 1, [2, 3])], 1, idat_items={1})
     fixtures.write_heif(os.path.join(REFUSED, "iden-of-iden.heic"), BRANDS,
                         {1: cat, 2: iden([(irot(1), True)]), 3: iden([(irot(1), True)])},
                         [("dimg", 2, [1]), ("dimg", 3, [2])], 3)

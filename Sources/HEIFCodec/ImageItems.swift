@@ -167,10 +167,10 @@ private struct ItemInterpreter {
             decodedSizes.append(PixelSize(width: layout.grid.tileWidth, height: layout.grid.tileHeight))
             depthProperties += layout.tileProperties
             if colour.isEmpty { colour = layout.tileProperties.filter(\.isColour) }
-        case "iden":
-            return try identity(id, properties, role: role)
+        case "iden", "iovl":
+            return try derivation(id, type, properties, role: role)
         default:
-            throw ImageError(.unsupported, "HEIF \(role) \(id) is of type '\(type)': not supported (only hvc1, av01, grid and iden are read)")
+            throw ImageError(.unsupported, "HEIF \(role) \(id) is of type '\(type)': not supported (only hvc1, av01, grid, iden and iovl are read)")
         }
         decodedSizes.append(coded)
         let (width, height, kinds) = try Self.transformed(coded.width, coded.height, by: properties, item: id)
@@ -197,40 +197,65 @@ private struct ItemInterpreter {
                          transformationKinds: kinds, decodedSizes: decodedSizes + [PixelSize(width: width, height: height)])
     }
 
-    /// An `iden` derived image: its one source (a coded image or a grid, through a `dimg`
-    /// reference) with the source's transformations applied, then its own, as libheif does.
-    /// Depth, codec and coding are the source's; colour is its own `colr`, else the source's;
-    /// alpha is its own alpha plane (libheif's handle of the derived image reports that one).
-    private func identity(_ id: Int, _ properties: [ItemProperty], role: String) throws(ImageError) -> ImageItem {
-        let sources = meta.references.filter { $0.type == "dimg" && $0.from == id }.flatMap(\.to)
-        guard sources.count == 1, let sourceID = sources.first else {
-            throw malformedHEIF("identity item \(id) has \(sources.count) sources ('dimg'), not 1")
+    /// An `iden` or `iovl` derived image, as libheif 1.15 builds it from its sources (`dimg`
+    /// references: coded images or grids, each with its own transformations applied):
+    /// - `iden`: its one source;
+    /// - `iovl`: the overlay canvas of its descriptor (fill colour, output size, one offset per
+    ///   source), the sources drawn on it in order;
+    /// then its own transformations. Depth, codec and coding are the first source's; colour is
+    /// its own `colr`, else the first source's; alpha is its own alpha plane (libheif's handle of
+    /// the derived image reports that one; an overlay's canvas is drawn opaque).
+    private func derivation(_ id: Int, _ type: String, _ properties: [ItemProperty], role: String) throws(ImageError) -> ImageItem {
+        let sourceIDs = meta.references.filter { $0.type == "dimg" && $0.from == id }.flatMap(\.to)
+        let name = type == "iden" ? "identity" : "overlay"
+        guard type == "iden" ? sourceIDs.count == 1 : !sourceIDs.isEmpty else {
+            throw malformedHEIF("\(name) item \(id) has \(sourceIDs.count) sources ('dimg')\(type == "iden" ? ", not 1" : "")")
         }
-        let sourceType = meta.itemTypes[sourceID] ?? ""
-        guard ImageItems.codedTypes.contains(sourceType) || sourceType == "grid" else {
-            throw ImageError(.unsupported, "HEIF \(role) \(id) derives from item \(sourceID) of type '\(sourceType)': not supported (an 'iden' of a coded image or grid is read)")
+        var sources: [ImageItem] = []
+        for sourceID in sourceIDs {
+            let sourceType = meta.itemTypes[sourceID] ?? ""
+            guard ImageItems.codedTypes.contains(sourceType) || sourceType == "grid" else {
+                throw ImageError(.unsupported, "HEIF \(role) \(id) derives from item \(sourceID) of type '\(sourceType)': not supported (an '\(type)' of coded images or grids is read)")
+            }
+            sources.append(try image(sourceID, role: "source of \(role)"))
         }
-        let source = try image(sourceID, role: "source of \(role)")
-        let (width, height, kinds) = try Self.transformed(source.width, source.height, by: properties, item: id)
+        let source = sources[0]
+        let canvas = type == "iden" ? PixelSize(width: source.width, height: source.height) : try overlaySize(id, sources: sources.count)
+        let (width, height, kinds) = try Self.transformed(canvas.width, canvas.height, by: properties, item: id)
         let ownColour = properties.filter(\.isColour)
         let colour = ownColour.isEmpty ? source.colourProperties : ownColour
         let alpha = alphaItem(of: id)
-        var decodedSizes = source.decodedSizes
+        var decodedSizes = sources.flatMap(\.decodedSizes) + (type == "iden" ? [] : [canvas])
         if let alpha {
             decodedSizes += try image(alpha, role: "alpha plane").decodedSizes
         }
-        var codePoints: HEIFColourCodePoints?
-        var profile: ArraySlice<UInt8>?
-        if ownColour.isEmpty {
-            (codePoints, profile) = (source.colourCodePoints, source.iccProfile)
-        } else {
-            (codePoints, profile) = Self.colourOf(ownColour)
-        }
-        return ImageItem(id: id, codec: source.codec, codedWidth: source.codedWidth, codedHeight: source.codedHeight,
+        let (codePoints, profile) = ownColour.isEmpty ? (source.colourCodePoints, source.iccProfile) : Self.colourOf(ownColour)
+        return ImageItem(id: id, codec: source.codec, codedWidth: type == "iden" ? source.codedWidth : canvas.width,
+                         codedHeight: type == "iden" ? source.codedHeight : canvas.height,
                          width: width, height: height, bitDepth: source.bitDepth, isMonochrome: source.isMonochrome,
-                         hasAlpha: alpha != nil, grid: source.grid, colourCodePoints: codePoints, iccProfile: profile,
-                         colourProperties: colour, transformationKinds: source.transformationKinds + kinds,
+                         hasAlpha: alpha != nil, grid: type == "iden" ? source.grid : nil, colourCodePoints: codePoints,
+                         iccProfile: profile, colourProperties: colour,
+                         transformationKinds: (type == "iden" ? source.transformationKinds : []) + kinds,
                          decodedSizes: decodedSizes + [PixelSize(width: width, height: height)])
+    }
+
+    /// The canvas size of an `iovl` descriptor (version 0: flags, four 16-bit fill values, the
+    /// output size and one offset pair per source, in 16 or, with flag 1, 32 bits), which must
+    /// hold an offset pair for each of its `sources`.
+    private func overlaySize(_ id: Int, sources: Int) throws(ImageError) -> PixelSize {
+        let descriptor = try itemBytes(id, atMost: 20)
+        var fields = FieldReader(descriptor, 0..<descriptor.count, box: "iovl")
+        let version = try fields.uint8(), flags = try fields.uint8()
+        guard version == 0 else { throw malformedHEIF("overlay item \(id) of version \(version)") }
+        let fieldSize = flags & 1 == 1 ? 4 : 2
+        for _ in 0..<4 { _ = try fields.uint16() }
+        let size = PixelSize(width: try fields.number(fieldSize), height: try fields.number(fieldSize))
+        guard size.width > 0, size.height > 0 else { throw malformedHEIF("overlay item \(id) of size \(size.width)×\(size.height)") }
+        let needed = 10 + 2 * fieldSize + sources * 2 * fieldSize
+        guard let location = meta.locations[id], location.extents.reduce(0, { $0 + $1.length }) >= needed else {
+            throw malformedHEIF("overlay item \(id) has no offsets for its \(sources) sources")
+        }
+        return size
     }
 
     /// A `width` × `height` picture's size after the rotations, mirrors and clean apertures

@@ -44,13 +44,21 @@ import Testing
         #expect(decoder.width == 150 && decoder.height == 200)
     }
 
+    /// C015's structure as the primary item: the 400×300 canvas of the descriptor.
+    @Test func overlayIsTheSizeOfItsCanvas() throws {
+        let header = try Self.header("derived/cat-overlay.heic")
+        #expect(header.width == 400 && header.height == 300 && !header.hasAlpha && header.libheifView == nil)
+        #expect(header.decodedSizes.contains(PixelSize(width: 320, height: 212)), "each source is checked against the limits")
+    }
+
     /// MIAF007's structure: the thumbnail shares a clap it cannot take; the primary is drawn.
     @Test func thumbnailWhoseClapDoesNotFitIsDropped() throws {
         let header = try Self.header("derived/cat-thumbnail-shared-clap.heic")
         #expect(header.width == 240 && header.height == 160 && header.thumbnails.isEmpty)
     }
 
-    @Test(arguments: [("iden-of-iden.heic", "HEIF primary item 3 derives from item 2 of type 'iden': not supported (an 'iden' of a coded image or grid is read)"),
+    @Test(arguments: [("iden-of-iden.heic", "HEIF primary item 3 derives from item 2 of type 'iden': not supported (an 'iden' of coded images or grids is read)"),
+                      ("overlay-without-offsets.heic", "malformed HEIF file: overlay item 1 has no offsets for its 2 sources"),
                       ("iden-two-sources.heic", "malformed HEIF file: identity item 3 has 2 sources ('dimg'), not 1")])
     func derivationsNotReadAreSkippedWithTheirReason(file: String, reason: String) throws {
         let path = fixtureFolder.path("derived-refused/" + file)
