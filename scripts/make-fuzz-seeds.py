@@ -247,7 +247,7 @@ dictionary("heif", "HEIF/AVIF: ISOBMFF box types, item types, brands, properties
            [("box_" + name.strip(), name.encode()) for name in
             ["ftyp", "meta", "hdlr", "pitm", "iinf", "infe", "iloc", "iprp", "ipco", "ipma", "ispe", "hvcC", "av1C",
              "colr", "nclx", "prof", "irot", "imir", "clap", "pixi", "iref", "dimg", "thmb", "auxl", "grid", "mdat",
-             "idat", "pict", "hvc1", "av01", "Exif", "mime", "moov", "trak"]]
+             "idat", "pict", "hvc1", "av01", "Exif", "mime", "moov", "trak", "iden", "iovl", "pred", "free"]]
            + [("brand_" + name, name.encode()) for name in ["heic", "heix", "mif1", "msf1", "avif", "avis", "miaf"]]
            + [("size_max", b"\xFF\xFF\xFF\xFF"), ("size_large", b"\x00\x00\x00\x01")])
 dictionary("compare", "masonry compare's --config (JSON) and path globs: keys, literals, glob syntax.",

@@ -177,7 +177,8 @@ def write_heif(path, brands, items, refs, primary, idat_items=(), item_count=Non
                mdat_size=None, wide_ids=False):
     """Writes ftyp, meta (hdlr pict, pitm, iloc v1, iinf v0, iref, iprp, idat) and one mdat.
     items: {id: {type, props: [(box bytes, essential)], data}}; items in idat_items are stored
-    in the idat box (construction method 1), the rest in mdat. wide_ids: the box versions with
+    in the idat box (construction method 1), the rest in mdat; an item whose data is None gets
+    no iloc entry (as Nokia's conformance files write `iden` items). wide_ids: the box versions with
     32-bit item ids and counts instead (pitm v1, iinf v1, infe v3, iloc v2, iref v1, ipma v1)."""
     ids = sorted(items)
     id_format = ">I" if wide_ids else ">H"
@@ -208,7 +209,8 @@ def write_heif(path, brands, items, refs, primary, idat_items=(), item_count=Non
 
     def iloc(mdat_start):
         entries, in_mdat, in_idat = b"", mdat_start, 0
-        for i in ids:
+        located = [i for i in ids if items[i]["data"] is not None]
+        for i in located:
             length = len(items[i]["data"])
             method, offset = (1, in_idat) if i in idat_items else (0, in_mdat)
             entries += struct.pack(id_format, i) + struct.pack(">HHHII", method, 0, 1, offset, length)
@@ -216,13 +218,13 @@ def write_heif(path, brands, items, refs, primary, idat_items=(), item_count=Non
                 in_idat += length
             else:
                 in_mdat += length
-        return full_box("iloc", 2 if wide_ids else 1, 0, bytes([0x44, 0x00]) + struct.pack(id_format, len(ids)) + entries)
+        return full_box("iloc", 2 if wide_ids else 1, 0, bytes([0x44, 0x00]) + struct.pack(id_format, len(located)) + entries)
 
     def meta(mdat_start):
         return full_box("meta", 0, 0, hdlr + pitm + iloc(mdat_start) + iinf + iref + iprp + idat + extra_meta)
 
     mdat_start = len(ftyp) + len(meta(0)) + 8
-    mdat_payload = b"".join(items[i]["data"] for i in ids if i not in idat_items)
+    mdat_payload = b"".join(items[i]["data"] for i in ids if i not in idat_items and items[i]["data"] is not None)
     mdat = struct.pack(">I4s", 8 + len(mdat_payload) if mdat_size is None else mdat_size, b"mdat") + mdat_payload
     with open(path, "wb") as out:
         out.write(ftyp + meta(mdat_start) + mdat)

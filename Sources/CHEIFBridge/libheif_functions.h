@@ -33,7 +33,10 @@
     X(heif_image_handle_has_alpha_channel) \
     X(heif_image_handle_release) \
     X(heif_image_is_premultiplied_alpha) \
-    X(heif_image_release)
+    X(heif_image_release) \
+    X(heif_image_get_nclx_color_profile) \
+    X(heif_image_handle_get_nclx_color_profile) \
+    X(heif_nclx_color_profile_free)
 
 /// Pointers to the libheif functions the bridge calls, once loaded.
 struct libheif_library_functions {
@@ -74,6 +77,9 @@ static inline mb_status libheif_library_load(void) { return mb_library_load(&lib
 #define heif_image_is_premultiplied_alpha libheif_functions.heif_image_is_premultiplied_alpha
 #define heif_image_release libheif_functions.heif_image_release
 #define heif_context_get_primary_image_ID libheif_functions.heif_context_get_primary_image_ID
+#define heif_image_get_nclx_color_profile libheif_functions.heif_image_get_nclx_color_profile
+#define heif_image_handle_get_nclx_color_profile libheif_functions.heif_image_handle_get_nclx_color_profile
+#define heif_nclx_color_profile_free libheif_functions.heif_nclx_color_profile_free
 #endif
 
 #endif

@@ -3,10 +3,11 @@ import CodecCore
 @preconcurrency import Glibc
 #endif
 
-/// One ISOBMFF box: its four-character type and where its payload lies (after the 8- or
-/// 16-byte header), in the coordinates of the bytes it was found in.
+/// One ISOBMFF box: its four-character type, where it starts and where its payload lies (after
+/// the 8- or 16-byte header), in the coordinates of the bytes it was found in.
 struct Box {
     let type: String
+    let start: Int
     let payload: Range<Int>
 }
 
@@ -47,7 +48,7 @@ func parseBoxHeader(_ header: ArraySlice<UInt8>, at offset: Int, limit: Int, zer
     }
     guard size >= headerSize else { throw malformedHEIF("box '\(type)' claims \(size) bytes, less than its header") }
     guard size <= limit - offset else { throw pastEnd(type, parentName) }
-    return Box(type: type, payload: (offset + headerSize)..<(offset + size))
+    return Box(type: type, start: offset, payload: (offset + headerSize)..<(offset + size))
 }
 
 private func pastEnd(_ type: String, _ parentName: String) -> ImageError {

@@ -12,11 +12,15 @@ import Raster
 ///   libheif's own size limit is set too, and grid tiles are decoded on the calling thread, so
 ///   a decode costs one of Masonry's workers.
 /// - libheif reads the file through a reader over `pread` (not from memory): it holds only
-///   the boxes and the coded data it asks for, so a large photo is never copied whole.
+///   the boxes and the coded data it asks for, so a large photo is never copied whole. Where
+///   libheif 1.15 would refuse a file Masonry reads (`iden` items without `iloc` entries, a
+///   sequence's brands), the reader shows it a few bytes otherwise (`HEIFHeader.libheifView`).
 /// - Picture: the primary image with its transformations (`clap`, `irot`, `imir`) applied, or
 ///   the smallest thumbnail at least twice `minimumWidth` × `minimumHeight` that can stand
 ///   in for it (same aspect, transformations and alpha: `HEIFThumbnail.canStandIn`). Grids are
 ///   assembled by libheif. 10- and 12-bit samples are scaled to 8 bits with rounding.
+/// - Monochrome (4:0:0) pictures: luma becomes grey in the bridge, limited-range luma expanded
+///   to full (the range of the `colr` nclx box, else of the coded stream), as libavif does.
 /// - Rows: `.rgba8` (straight alpha) when the picture has alpha, else `.rgb8`, top to bottom
 ///   from libheif's plane. libheif decodes the whole picture in `init` (its YCbCr planes and
 ///   the RGB plane: a 12 MP HEIC took a run's peak RSS from 28 to 127 MB); nothing is found
@@ -60,6 +64,19 @@ public final class HEIFDecoder: RowSource {
         guard let bridge = mheif_decoder_create_fd(file.descriptor, Int64(file.size), maxSide) else {
             throw ImageError(.outOfMemory)
         }
+        if let view = header.libheifView {
+            var status = MHEIF_OK
+            for overlay in view.overlays where status == MHEIF_OK {
+                status = overlay.bytes.withUnsafeBufferPointer { mheif_decoder_overlay(bridge, Int64(overlay.offset), $0.baseAddress) }
+            }
+            if status == MHEIF_OK && !view.appended.isEmpty {
+                status = view.appended.withUnsafeBufferPointer { mheif_decoder_append(bridge, $0.baseAddress, $0.count) }
+            }
+            guard status == MHEIF_OK else {
+                mheif_decoder_destroy(bridge)
+                throw ImageError(.outOfMemory)
+            }
+        }
         let info: mheif_image_info
         do throws(ImageError) {
             info = try Self.decode(bridge, header: header, thumbnail: thumbnail)
@@ -88,7 +105,8 @@ public final class HEIFDecoder: RowSource {
         }
         var info = mheif_image_info()
         let av1 = thumbnail.map(\.isAV1) ?? (header.format == .avif)
-        try check(mheif_decoder_decode(bridge, UInt32(thumbnail?.itemID ?? 0), av1 ? 1 : 0, &info), bridge)
+        let monochrome = thumbnail.map(\.isMonochrome) ?? header.isMonochrome
+        try check(mheif_decoder_decode(bridge, UInt32(thumbnail?.itemID ?? 0), av1 ? 1 : 0, monochrome ? 1 : 0, &info), bridge)
         let expected = thumbnail.map { ($0.width, $0.height) } ?? (header.width, header.height)
         guard (Int(info.width), Int(info.height)) == expected else {
             throw ImageError(.malformed, "malformed HEIF file: libheif decoded \(info.width)×\(info.height) where the header says \(expected.0)×\(expected.1)")

@@ -40,10 +40,31 @@ public struct HEIFThumbnail: Sendable, Hashable {
     let decodedSizes: [PixelSize]
     /// Coded in AV1 (else HEVC).
     let isAV1: Bool
+    /// Coded as luma alone (4:0:0).
+    let isMonochrome: Bool
 
     /// True when decoding it in place of the primary image shows the same picture.
     public var canStandIn: Bool { aspectMatches && transformationsMatch && alphaMatches }
 }
+
+/// The file as the bridge's reader shows it to libheif, where libheif 1.15 would refuse a file
+/// Masonry reads: four-byte `overlays` over the file's bytes, and `appended` bytes as if they
+/// followed its last byte. No byte of the file changes. Two uses:
+/// - a file whose `iden` items have no `iloc` entry: its meta box is renamed `free` and a copy
+///   with empty entries appended (`HEIFMeta.locatingDerivations`);
+/// - a sequence whose brands name no still-image structure libheif knows (`avis`, `msf1`,
+///   `miaf`) but which holds a still primary item: its first compatible brand reads `mif1`.
+struct LibheifView: Sendable, Hashable {
+    struct Overlay: Sendable, Hashable {
+        let offset: Int
+        let bytes: [UInt8]
+    }
+    var overlays: [Overlay] = []
+    var appended: [UInt8] = []
+}
+
+/// The brands libheif 1.15 requires one of among the compatible brands.
+let libheifBrands: Set<String> = ["heic", "heix", "mif1", "avif"]
 
 /// The layout of a grid image: `rows` × `columns` tiles of `tileWidth` × `tileHeight`.
 public struct HEIFGrid: Sendable, Hashable {
@@ -80,6 +101,9 @@ public struct HEIFHeader: Sendable, Hashable {
     public let frameCount: Int
     /// Bits per sample of the primary image (8, 10 or 12): `pixi`, else the codec configuration.
     public let bitDepth: Int
+    /// True when the primary image is coded as luma alone (4:0:0, by its `hvcC` or `av1C`): the
+    /// bridge then draws its luma itself, range-expanded (see `HEIFDecoder`).
+    public let isMonochrome: Bool
     /// True when an alpha plane (`auxl` with an alpha `auxC`) belongs to the primary image.
     public let hasAlpha: Bool
     public let primaryItemID: Int
@@ -100,6 +124,8 @@ public struct HEIFHeader: Sendable, Hashable {
     /// displayed), then every `ispe` of the file (libheif checks them all when it reads it):
     /// each is checked against the limits before libheif reads the file.
     let decodedSizes: [PixelSize]
+    /// What libheif is shown in place of the file, or nil (the file as it is).
+    let libheifView: LibheifView?
 
     /// The largest meta box read (every box but the coded data lives in it).
     public static let maxMetaBytes = 16 << 20
@@ -169,6 +195,9 @@ public struct HEIFHeader: Sendable, Hashable {
         var offset = 0, boxCount = 0
         var brands: [String]?
         var meta: HEIFMeta?
+        var metaStart = 0, firstCompatibleBrandAt: Int?
+        // A box of size 0 runs to the end of the file: it would swallow an appended meta box.
+        var lastBoxRunsToEnd = false
         var samples: Int?
         while offset < size {
             boxCount += 1
@@ -178,6 +207,7 @@ public struct HEIFHeader: Sendable, Hashable {
                 throw ImageError(.malformed, "not a HEIF file (no ftyp box first)")
             }
             let box = try parseBoxHeader(header[...], at: offset, limit: size, zeroSizeAllowed: true, parentName: "the file")
+            lastBoxRunsToEnd = readUInt32(header[...], 0) == 0
             switch box.type {
             case "ftyp":
                 guard brands == nil else { throw malformedHEIF("more than one 'ftyp' box") }
@@ -187,6 +217,7 @@ public struct HEIFHeader: Sendable, Hashable {
                 for at in stride(from: 0, to: payload.count - 3, by: 4) where at != 4 {   // 4: the minor version
                     listed.append(fourCC(payload[at..<(at + 4)]))
                 }
+                if payload.count >= 12 { firstCompatibleBrandAt = box.payload.lowerBound + 8 }
                 brands = listed
             case "meta":
                 guard meta == nil else { throw malformedHEIF("more than one top-level 'meta' box") }
@@ -194,6 +225,7 @@ public struct HEIFHeader: Sendable, Hashable {
                     throw ImageError(.limitExceeded, "HEIF meta box of \(box.payload.count) bytes is over the \(Self.maxMetaBytes >> 20) MiB limit")
                 }
                 meta = try HEIFMeta(payload: try read(box.payload.lowerBound, box.payload.count))
+                metaStart = box.start
             case "moov":
                 samples = try Self.sequenceSampleCount(moov: box, fileSize: size, read: read)
             default:
@@ -217,6 +249,7 @@ public struct HEIFHeader: Sendable, Hashable {
         orientation = .up
         frameCount = max(1, samples ?? 1)
         bitDepth = primary.bitDepth
+        isMonochrome = primary.isMonochrome
         hasAlpha = primary.hasAlpha
         primaryItemID = primary.id
         codedWidth = primary.codedWidth
@@ -229,6 +262,15 @@ public struct HEIFHeader: Sendable, Hashable {
             }
         }
         colourCodePoints = primary.colourCodePoints
+        var view = LibheifView()
+        if !lastBoxRunsToEnd, let located = meta.locatingDerivations() {
+            view.overlays.append(.init(offset: metaStart + 4, bytes: Array("free".utf8)))
+            view.appended = located
+        }
+        if libheifBrands.isDisjoint(with: brands.dropFirst()), let at = firstCompatibleBrandAt {
+            view.overlays.append(.init(offset: at, bytes: Array("mif1".utf8)))
+        }
+        libheifView = view == LibheifView() ? nil : view
         if let profile = primary.iccProfile, profile.count > Self.maxProfileBytes {
             iccProfile = nil
             colorNote = "ICC profile of \(profile.count) bytes dropped (over \(Self.maxProfileBytes >> 20) MiB)"
@@ -242,7 +284,7 @@ public struct HEIFHeader: Sendable, Hashable {
                           transformationsMatch: thumbnail.transformationKinds == primary.transformationKinds,
                           profileMatches: thumbnail.colourProperties == primary.colourProperties,
                           alphaMatches: thumbnail.hasAlpha == primary.hasAlpha, decodedSizes: thumbnail.decodedSizes,
-                          isAV1: thumbnail.codec == "av01")
+                          isAV1: thumbnail.codec == "av01", isMonochrome: thumbnail.isMonochrome)
         }
     }
 

@@ -18,8 +18,9 @@ enum ItemProperty: Equatable {
     case pixelInformation(bitsPerChannel: [Int])
     /// `auxC`: the auxiliary image's type URN.
     case auxiliaryType(String)
-    /// `hvcC` or `av1C`: the luma bit depth the coded stream declares.
-    case codecBitDepth(Int)
+    /// `hvcC` or `av1C`: the luma bit depth the coded stream declares, and whether it is
+    /// monochrome (4:0:0: `chroma_format_idc` 0, or av1C's `mono_chrome`).
+    case codecConfiguration(bitDepth: Int, monochrome: Bool)
     /// Anything else (its type).
     case other(String)
 
@@ -65,6 +66,8 @@ struct HEIFMeta {
     private(set) var handler: String?
     /// The meta box's payload (the ranges above index it).
     let bytes: [UInt8]
+    /// The `iloc` box, its version and the size of its base offsets, for `locatingDerivations`.
+    private var locationBox: (box: Box, version: Int, baseOffsetSize: Int, count: Int)?
 
     /// More items, references or property associations than any real file holds.
     static let maxItems = 1 << 16
@@ -130,6 +133,7 @@ struct HEIFMeta {
         }
         let count = try fields.number(version < 2 ? 2 : 4)
         try fields.check(count: count, entrySize: 6, what: "item locations")
+        locationBox = (box, version, baseOffsetSize, count)
         for _ in 0..<count {
             let id = try fields.number(version < 2 ? 2 : 4)
             let method = version == 0 ? 0 : try fields.uint16() & 15
@@ -150,6 +154,33 @@ struct HEIFMeta {
                 throw malformedHEIF("item \(id) is located twice")
             }
         }
+    }
+
+    /// The item types of derived images that carry no data of their own.
+    static let dataFreeDerivations: Set<String> = ["iden"]
+
+    /// This meta box, header included, with an empty `iloc` entry (no extents) added for each
+    /// `iden` item that has none, or nil when every item has one (or none can be added). HEIF
+    /// gives an `iden` no data, but libheif 1.15 asks every image item for its data while it
+    /// reads the file and refuses the whole file when an entry is missing (Nokia's C008, C014);
+    /// given an empty one it reads and decodes the derivation.
+    func locatingDerivations() -> [UInt8]? {
+        let missing = itemTypes.filter { Self.dataFreeDerivations.contains($0.value) && locations[$0.key] == nil }.keys.sorted()
+        guard !missing.isEmpty, let (box, version, baseOffsetSize, count) = locationBox else { return nil }
+        let idSize = version < 2 ? 2 : 4
+        guard count + missing.count < 1 << (8 * idSize) - 1 else { return nil }
+        func bigEndian(_ value: Int, _ size: Int) -> [UInt8] { (0..<size).reversed().map { UInt8(truncatingIfNeeded: value >> (8 * $0)) } }
+        // Full-box header (4), field sizes (2), then the item count.
+        let countAt = box.payload.lowerBound + 6
+        var payload = Array(bytes[box.payload.lowerBound..<countAt]) + bigEndian(count + missing.count, idSize)
+        payload += bytes[(countAt + idSize)..<box.payload.upperBound]
+        for id in missing {
+            // id, construction method (v1, v2), data reference index, base offset, extent count 0.
+            payload += bigEndian(id, idSize) + (version == 0 ? [] : [0, 0]) + [0, 0] + [UInt8](repeating: 0, count: baseOffsetSize) + [0, 0]
+        }
+        let location = bigEndian(8 + payload.count, 4) + Array("iloc".utf8) + payload
+        let metaPayload = Array(bytes[..<box.start]) + location + bytes[box.payload.upperBound...]
+        return bigEndian(8 + metaPayload.count, 4) + Array("meta".utf8) + metaPayload
     }
 
     private mutating func parseReferences(_ box: Box) throws(ImageError) {
@@ -243,14 +274,17 @@ struct HEIFMeta {
             return .auxiliaryType(String(decoding: fields.rest().prefix { $0 != 0 }, as: UTF8.self))
         case "hvcC":
             // configurationVersion ... general_level_idc (13 bytes), segmentation (2), parallelism,
-            // chroma format, then bitDepthLumaMinus8 in the low 3 bits of byte 17.
+            // chroma format (low 2 bits of byte 16), then bitDepthLumaMinus8 in the low 3 bits of byte 17.
             _ = try fields.number(8)
-            _ = try fields.number(9)
-            return .codecBitDepth((try fields.uint8() & 7) + 8)
+            _ = try fields.number(8)
+            let chromaFormat = try fields.uint8() & 3
+            return .codecConfiguration(bitDepth: (try fields.uint8() & 7) + 8, monochrome: chromaFormat == 0)
         case "av1C":
+            // high_bitdepth 0x40, twelve_bit 0x20, mono_chrome 0x10 in byte 2.
             _ = try fields.uint16()
             let flags = try fields.uint8()
-            return .codecBitDepth(flags & 0x40 == 0 ? 8 : flags & 0x20 == 0 ? 10 : 12)
+            return .codecConfiguration(bitDepth: flags & 0x40 == 0 ? 8 : flags & 0x20 == 0 ? 10 : 12,
+                                       monochrome: flags & 0x10 != 0)
         default:
             return .other(box.type)
         }

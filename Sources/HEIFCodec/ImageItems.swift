@@ -14,6 +14,8 @@ struct ImageItem {
     /// After the transformations.
     let width: Int, height: Int
     let bitDepth: Int
+    /// Coded as luma alone (4:0:0), by its codec configuration (a grid's: its tiles').
+    let isMonochrome: Bool
     let hasAlpha: Bool
     let grid: HEIFGrid?
     let colourCodePoints: HEIFColourCodePoints?
@@ -49,7 +51,11 @@ struct ImageItems {
         var found: [ImageItem] = []
         for reference in meta.references where reference.type == "thmb" && reference.to.contains(primaryID) {
             guard let type = meta.itemTypes[reference.from], Self.codedTypes.contains(type) else { continue }
-            found.append(try interpreter.image(reference.from, role: "thumbnail"))
+            // A thumbnail Masonry cannot place (MIAF007's shares the primary image's 640×360
+            // clean aperture, which does not fit its own 128×72) is one that cannot stand in:
+            // the primary image is drawn, as libheif does.
+            guard let thumbnail = try? interpreter.image(reference.from, role: "thumbnail") else { continue }
+            found.append(thumbnail)
         }
         thumbnails = found.sorted { $0.id < $1.id }
     }
@@ -147,6 +153,11 @@ private struct ItemInterpreter {
         var colour = properties.filter(\.isColour)
         switch type {
         case "hvc1", "av01":
+            // A predictively coded item (HEIF 2nd edition, `mif2`) is decoded after the items
+            // its `pred` reference names; libheif 1.15 decodes it alone, into noise (Nokia C044).
+            if let reference = meta.references.first(where: { $0.type == "pred" && $0.from == id }) {
+                throw ImageError(.unsupported, "HEIF \(role) \(id) is predictively coded from item \(reference.to.map(String.init).joined(separator: ", ")) ('pred'): not supported")
+            }
             coded = try spatialExtent(id, properties)
         case "grid":
             let layout = try gridLayout(id, properties)
@@ -156,11 +167,102 @@ private struct ItemInterpreter {
             decodedSizes.append(PixelSize(width: layout.grid.tileWidth, height: layout.grid.tileHeight))
             depthProperties += layout.tileProperties
             if colour.isEmpty { colour = layout.tileProperties.filter(\.isColour) }
+        case "iden", "iovl":
+            return try derivation(id, type, properties, role: role)
         default:
-            throw ImageError(.unsupported, "HEIF \(role) \(id) is of type '\(type)': not supported (only hvc1, av01 and grid are read)")
+            throw ImageError(.unsupported, "HEIF \(role) \(id) is of type '\(type)': not supported (only hvc1, av01, grid, iden and iovl are read)")
         }
         decodedSizes.append(coded)
-        var (width, height) = (coded.width, coded.height)
+        let (width, height, kinds) = try Self.transformed(coded.width, coded.height, by: properties, item: id)
+        let alpha = role == "alpha plane" ? nil : alphaItem(of: id)
+        if let alpha {
+            decodedSizes += try image(alpha, role: "alpha plane").decodedSizes
+        }
+        var bitDepth = 8
+        for property in depthProperties {
+            if case .pixelInformation(let bits) = property, let first = bits.first { bitDepth = first; break }
+        }
+        var isMonochrome = false
+        for property in depthProperties {
+            if case .codecConfiguration(let bits, let monochrome) = property {
+                if !depthProperties.contains(where: { if case .pixelInformation = $0 { true } else { false } }) { bitDepth = bits }
+                isMonochrome = monochrome
+                break
+            }
+        }
+        let (codePoints, profile) = Self.colourOf(colour)
+        return ImageItem(id: id, codec: codec, codedWidth: coded.width, codedHeight: coded.height,
+                         width: width, height: height, bitDepth: bitDepth, isMonochrome: isMonochrome, hasAlpha: alpha != nil, grid: grid,
+                         colourCodePoints: codePoints, iccProfile: profile, colourProperties: colour,
+                         transformationKinds: kinds, decodedSizes: decodedSizes + [PixelSize(width: width, height: height)])
+    }
+
+    /// An `iden` or `iovl` derived image, as libheif 1.15 builds it from its sources (`dimg`
+    /// references: coded images or grids, each with its own transformations applied):
+    /// - `iden`: its one source;
+    /// - `iovl`: the overlay canvas of its descriptor (fill colour, output size, one offset per
+    ///   source), the sources drawn on it in order;
+    /// then its own transformations. Depth, codec and coding are the first source's; colour is
+    /// its own `colr`, else the first source's; alpha is its own alpha plane (libheif's handle of
+    /// the derived image reports that one; an overlay's canvas is drawn opaque).
+    private func derivation(_ id: Int, _ type: String, _ properties: [ItemProperty], role: String) throws(ImageError) -> ImageItem {
+        let sourceIDs = meta.references.filter { $0.type == "dimg" && $0.from == id }.flatMap(\.to)
+        let name = type == "iden" ? "identity" : "overlay"
+        guard type == "iden" ? sourceIDs.count == 1 : !sourceIDs.isEmpty else {
+            throw malformedHEIF("\(name) item \(id) has \(sourceIDs.count) sources ('dimg')\(type == "iden" ? ", not 1" : "")")
+        }
+        var sources: [ImageItem] = []
+        for sourceID in sourceIDs {
+            let sourceType = meta.itemTypes[sourceID] ?? ""
+            guard ImageItems.codedTypes.contains(sourceType) || sourceType == "grid" else {
+                throw ImageError(.unsupported, "HEIF \(role) \(id) derives from item \(sourceID) of type '\(sourceType)': not supported (an '\(type)' of coded images or grids is read)")
+            }
+            sources.append(try image(sourceID, role: "source of \(role)"))
+        }
+        let source = sources[0]
+        let canvas = type == "iden" ? PixelSize(width: source.width, height: source.height) : try overlaySize(id, sources: sources.count)
+        let (width, height, kinds) = try Self.transformed(canvas.width, canvas.height, by: properties, item: id)
+        let ownColour = properties.filter(\.isColour)
+        let colour = ownColour.isEmpty ? source.colourProperties : ownColour
+        let alpha = alphaItem(of: id)
+        var decodedSizes = sources.flatMap(\.decodedSizes) + (type == "iden" ? [] : [canvas])
+        if let alpha {
+            decodedSizes += try image(alpha, role: "alpha plane").decodedSizes
+        }
+        let (codePoints, profile) = ownColour.isEmpty ? (source.colourCodePoints, source.iccProfile) : Self.colourOf(ownColour)
+        return ImageItem(id: id, codec: source.codec, codedWidth: type == "iden" ? source.codedWidth : canvas.width,
+                         codedHeight: type == "iden" ? source.codedHeight : canvas.height,
+                         width: width, height: height, bitDepth: source.bitDepth, isMonochrome: source.isMonochrome,
+                         hasAlpha: alpha != nil, grid: type == "iden" ? source.grid : nil, colourCodePoints: codePoints,
+                         iccProfile: profile, colourProperties: colour,
+                         transformationKinds: (type == "iden" ? source.transformationKinds : []) + kinds,
+                         decodedSizes: decodedSizes + [PixelSize(width: width, height: height)])
+    }
+
+    /// The canvas size of an `iovl` descriptor (version 0: flags, four 16-bit fill values, the
+    /// output size and one offset pair per source, in 16 or, with flag 1, 32 bits), which must
+    /// hold an offset pair for each of its `sources`.
+    private func overlaySize(_ id: Int, sources: Int) throws(ImageError) -> PixelSize {
+        let descriptor = try itemBytes(id, atMost: 20)
+        var fields = FieldReader(descriptor, 0..<descriptor.count, box: "iovl")
+        let version = try fields.uint8(), flags = try fields.uint8()
+        guard version == 0 else { throw malformedHEIF("overlay item \(id) of version \(version)") }
+        let fieldSize = flags & 1 == 1 ? 4 : 2
+        for _ in 0..<4 { _ = try fields.uint16() }
+        let size = PixelSize(width: try fields.number(fieldSize), height: try fields.number(fieldSize))
+        guard size.width > 0, size.height > 0 else { throw malformedHEIF("overlay item \(id) of size \(size.width)×\(size.height)") }
+        let needed = 10 + 2 * fieldSize + sources * 2 * fieldSize
+        guard let location = meta.locations[id], location.extents.reduce(0, { $0 + $1.length }) >= needed else {
+            throw malformedHEIF("overlay item \(id) has no offsets for its \(sources) sources")
+        }
+        return size
+    }
+
+    /// A `width` × `height` picture's size after the rotations, mirrors and clean apertures
+    /// among `properties`, in their order, and their kinds ("irot 1", "imir 0", "clap").
+    private static func transformed(_ width: Int, _ height: Int, by properties: [ItemProperty], item: Int)
+        throws(ImageError) -> (width: Int, height: Int, kinds: [String]) {
+        var (width, height) = (width, height)
         var kinds: [String] = []
         for property in properties {
             switch property {
@@ -170,25 +272,17 @@ private struct ItemInterpreter {
             case .mirror(let axis):
                 kinds.append("imir \(axis)")
             case .cleanAperture(let aperture):
-                (width, height) = try Self.crop(width, height, aperture, item: id)
+                (width, height) = try crop(width, height, aperture, item: item)
                 kinds.append("clap")
             default:
                 break
             }
         }
-        let alpha = role == "alpha plane" ? nil : alphaItem(of: id)
-        if let alpha {
-            decodedSizes += try image(alpha, role: "alpha plane").decodedSizes
-        }
-        var bitDepth = 8
-        for property in depthProperties {
-            if case .pixelInformation(let bits) = property, let first = bits.first { bitDepth = first; break }
-        }
-        if !depthProperties.contains(where: { if case .pixelInformation = $0 { true } else { false } }) {
-            for property in depthProperties {
-                if case .codecBitDepth(let bits) = property { bitDepth = bits; break }
-            }
-        }
+        return (width, height, kinds)
+    }
+
+    /// The first `nclx` code points and the first ICC profile among `colour`.
+    private static func colourOf(_ colour: [ItemProperty]) -> (HEIFColourCodePoints?, ArraySlice<UInt8>?) {
         var codePoints: HEIFColourCodePoints?
         var profile: ArraySlice<UInt8>?
         for property in colour {
@@ -198,10 +292,7 @@ private struct ItemInterpreter {
             default: break
             }
         }
-        return ImageItem(id: id, codec: codec, codedWidth: coded.width, codedHeight: coded.height,
-                         width: width, height: height, bitDepth: bitDepth, hasAlpha: alpha != nil, grid: grid,
-                         colourCodePoints: codePoints, iccProfile: profile, colourProperties: colour,
-                         transformationKinds: kinds, decodedSizes: decodedSizes + [PixelSize(width: width, height: height)])
+        return (codePoints, profile)
     }
 
     private func spatialExtent(_ id: Int, _ properties: [ItemProperty]) throws(ImageError) -> PixelSize {
@@ -264,6 +355,9 @@ private struct ItemInterpreter {
         for tile in tiles {
             let type = meta.itemTypes[tile] ?? ""
             guard ImageItems.codedTypes.contains(type) else {
+                if ["iden", "grid", "iovl"].contains(type) {
+                    throw ImageError(.unsupported, "HEIF grid item \(id) has tile \(tile) of type '\(type)': not supported (tiles of derived images)")
+                }
                 throw malformedHEIF("grid item \(id) has tile \(tile) of type '\(type)' (tiles must be coded images)")
             }
             let size = try spatialExtent(tile, meta.associations[tile] ?? [])

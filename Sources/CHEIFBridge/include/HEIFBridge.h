@@ -48,6 +48,12 @@ const char *mheif_decoder_name(int av1);
 /// tiles on the calling thread. NULL when out of memory.
 mheif_decoder *mheif_decoder_create_fd(int fd, int64_t file_size, int max_side);
 void mheif_decoder_destroy(mheif_decoder *decoder);
+/// Before `mheif_decoder_read`: libheif is shown the 4 bytes at `bytes` in place of the file's
+/// at `offset` (at most 4 overlays). MHEIF_UNSUPPORTED when out of place or too many.
+mheif_status mheif_decoder_overlay(mheif_decoder *decoder, int64_t offset, const uint8_t *bytes);
+/// Before `mheif_decoder_read`: libheif is shown the `count` bytes at `bytes` (copied) as if they
+/// followed the file's last byte. MHEIF_LIMIT when out of memory.
+mheif_status mheif_decoder_append(mheif_decoder *decoder, const uint8_t *bytes, size_t count);
 /// The last error's text (empty when none). Owned by the decoder.
 const char *mheif_decoder_message(const mheif_decoder *decoder);
 
@@ -55,11 +61,16 @@ const char *mheif_decoder_message(const mheif_decoder *decoder);
 mheif_status mheif_decoder_read(mheif_decoder *decoder, uint32_t *primary_id);
 /// Decodes the primary image (`thumbnail_id` 0) or its thumbnail of that item id, coded in AV1
 /// (`av1` 1) or HEVC (0), with the file's transformations applied, to interleaved RGB or RGBA,
-/// by the decoder `mheif_decoder_name` names.
-mheif_status mheif_decoder_decode(mheif_decoder *decoder, uint32_t thumbnail_id, int av1, mheif_image_info *info);
+/// by the decoder `mheif_decoder_name` names. A `monochrome` (4:0:0) item is decoded to its
+/// luma plane (and alpha), which the rows turn into grey themselves: libheif 1.15 copies luma
+/// into R, G and B whatever its range, so a limited-range picture came out too bright. The
+/// range is the `colr` nclx box's, else the coded stream's (as the decoder reports it), else full.
+mheif_status mheif_decoder_decode(mheif_decoder *decoder, uint32_t thumbnail_id, int av1, int monochrome, mheif_image_info *info);
 /// Row `y` of the decoded picture, width * channels bytes of 8-bit samples: a pointer into
 /// libheif's plane for 8-bit pictures; deeper samples are scaled with rounding,
-/// (v * 255 + max / 2) / max, into a row buffer; premultiplied alpha is made straight.
+/// (v * 255 + max / 2) / max, into a row buffer; a monochrome picture's luma is repeated in R,
+/// G and B, limited-range luma expanded, (v - 16·2^(bits-8)) · 255 / (219·2^(bits-8)) rounded
+/// and clamped, as libavif does; premultiplied alpha is made straight.
 /// Valid until the next call.
 const uint8_t *mheif_decoder_row(mheif_decoder *decoder, uint32_t y);
 
