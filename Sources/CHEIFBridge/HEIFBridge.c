@@ -33,7 +33,7 @@ struct mheif_decoder {
     int alpha_bits;
     int limited_range;
     uint8_t *row;                    // the converted row, for deep or premultiplied pictures
-    char message[256];
+    mb_message message;
 };
 
 const char *mheif_library_failure(void) {
@@ -123,26 +123,26 @@ static const struct heif_reader pread_reader = {
 
 // MARK: Errors
 
-static mheif_status fail(mheif_decoder *decoder, mheif_status status, const char *message) {
-    snprintf(decoder->message, sizeof decoder->message, "%s", message ? message : "");
+static mb_status fail(mheif_decoder *decoder, mb_status status, const char *message) {
+    snprintf(decoder->message.text, sizeof decoder->message.text, "%s", message ? message : "");
     return status;
 }
 
 /// The status of a libheif error, its message copied.
-static mheif_status check(mheif_decoder *decoder, struct heif_error error) {
-    if (error.code == heif_error_Ok) return MHEIF_OK;
+static mb_status check(mheif_decoder *decoder, struct heif_error error) {
+    if (error.code == heif_error_Ok) return MB_OK;
     if (decoder->read_errno) {
-        snprintf(decoder->message, sizeof decoder->message, "read failed: %s", strerror(decoder->read_errno));
-        return MHEIF_IO;
+        snprintf(decoder->message.text, sizeof decoder->message.text, "read failed: %s", strerror(decoder->read_errno));
+        return MB_IO;
     }
-    mheif_status status;
+    mb_status status;
     switch (error.code) {
-    case heif_error_Memory_allocation_error: status = MHEIF_LIMIT; break;
+    case heif_error_Memory_allocation_error: status = MB_LIMIT; break;
     case heif_error_Unsupported_feature:
-    case heif_error_Unsupported_filetype: status = MHEIF_UNSUPPORTED; break;
-    default: status = MHEIF_MALFORMED; break;
+    case heif_error_Unsupported_filetype: status = MB_UNSUPPORTED; break;
+    default: status = MB_MALFORMED; break;
     }
-    if (error.subcode == heif_suberror_Security_limit_exceeded) status = MHEIF_LIMIT;
+    if (error.subcode == heif_suberror_Security_limit_exceeded) status = MB_LIMIT;
     return fail(decoder, status, error.message);
 }
 
@@ -176,33 +176,33 @@ void mheif_decoder_destroy(mheif_decoder *decoder) {
     free(decoder);
 }
 
-mheif_status mheif_decoder_overlay(mheif_decoder *decoder, int64_t offset, const uint8_t *bytes) {
+mb_status mheif_decoder_overlay(mheif_decoder *decoder, int64_t offset, const uint8_t *bytes) {
     if (decoder->overlays == 4 || offset < 0 || offset + 4 > decoder->file_size || !bytes) {
-        return fail(decoder, MHEIF_UNSUPPORTED, "overlay out of place");
+        return fail(decoder, MB_UNSUPPORTED, "overlay out of place");
     }
     decoder->overlay_at[decoder->overlays] = offset;
     memcpy(decoder->overlay[decoder->overlays], bytes, 4);
     decoder->overlays++;
-    return MHEIF_OK;
+    return MB_OK;
 }
 
-mheif_status mheif_decoder_append(mheif_decoder *decoder, const uint8_t *bytes, size_t count) {
-    if (decoder->appended || !bytes || count == 0) return fail(decoder, MHEIF_UNSUPPORTED, "bytes appended twice");
+mb_status mheif_decoder_append(mheif_decoder *decoder, const uint8_t *bytes, size_t count) {
+    if (decoder->appended || !bytes || count == 0) return fail(decoder, MB_UNSUPPORTED, "bytes appended twice");
     decoder->appended = malloc(count);
-    if (!decoder->appended) return fail(decoder, MHEIF_LIMIT, "out of memory");
+    if (!decoder->appended) return fail(decoder, MB_LIMIT, "out of memory");
     memcpy(decoder->appended, bytes, count);
     decoder->appended_size = count;
-    return MHEIF_OK;
+    return MB_OK;
 }
 
-const char *mheif_decoder_message(const mheif_decoder *decoder) { return decoder->message; }
+const mb_message *mheif_decoder_message(const mheif_decoder *decoder) { return &decoder->message; }
 
-mheif_status mheif_decoder_read(mheif_decoder *decoder, uint32_t *primary_id) {
-    mheif_status status = check(decoder, heif_context_read_from_reader(decoder->context, &pread_reader, decoder, NULL));
-    if (status != MHEIF_OK) return status;
+mb_status mheif_decoder_read(mheif_decoder *decoder, uint32_t *primary_id) {
+    mb_status status = check(decoder, heif_context_read_from_reader(decoder->context, &pread_reader, decoder, NULL));
+    if (status != MB_OK) return status;
     heif_item_id id = 0;
     status = check(decoder, heif_context_get_primary_image_ID(decoder->context, &id));
-    if (status != MHEIF_OK) return status;
+    if (status != MB_OK) return status;
     *primary_id = id;
     return check(decoder, heif_context_get_primary_image_handle(decoder->context, &decoder->primary));
 }
@@ -220,13 +220,13 @@ static int luma_range_is_limited(const struct heif_image_handle *handle, const s
     return limited;
 }
 
-mheif_status mheif_decoder_decode(mheif_decoder *decoder, uint32_t thumbnail_id, int av1, int monochrome, mheif_image_info *info) {
-    if (!decoder->primary || decoder->image) return fail(decoder, MHEIF_UNSUPPORTED, "decode called out of order");
+mb_status mheif_decoder_decode(mheif_decoder *decoder, uint32_t thumbnail_id, int av1, int monochrome, mheif_image_info *info) {
+    if (!decoder->primary || decoder->image) return fail(decoder, MB_UNSUPPORTED, "decode called out of order");
     struct heif_image_handle *handle = decoder->primary;
     struct heif_image_handle *thumbnail = NULL;
     if (thumbnail_id != 0) {
-        mheif_status status = check(decoder, heif_image_handle_get_thumbnail(decoder->primary, thumbnail_id, &thumbnail));
-        if (status != MHEIF_OK) return status;
+        mb_status status = check(decoder, heif_image_handle_get_thumbnail(decoder->primary, thumbnail_id, &thumbnail));
+        if (status != MB_OK) return status;
         handle = thumbnail;
     }
     int alpha = heif_image_handle_has_alpha_channel(handle);
@@ -238,17 +238,17 @@ mheif_status mheif_decoder_decode(mheif_decoder *decoder, uint32_t thumbnail_id,
     struct heif_decoding_options *options = heif_decoding_options_alloc();
     if (!options) {
         if (thumbnail) heif_image_handle_release(thumbnail);
-        return fail(decoder, MHEIF_LIMIT, "out of memory");
+        return fail(decoder, MB_LIMIT, "out of memory");
     }
     options->convert_hdr_to_8bit = 0;
     const struct heif_decoder_descriptor *chosen = chosen_decoder(av1);
     if (chosen) options->decoder_id = heif_decoder_descriptor_get_id_name(chosen);
-    mheif_status status = check(decoder, heif_decode_image(handle, &decoder->image, colorspace, chroma, options));
+    mb_status status = check(decoder, heif_decode_image(handle, &decoder->image, colorspace, chroma, options));
     heif_decoding_options_free(options);
     decoder->monochrome = monochrome;
-    if (status == MHEIF_OK && monochrome) decoder->limited_range = luma_range_is_limited(handle, decoder->image);
+    if (status == MB_OK && monochrome) decoder->limited_range = luma_range_is_limited(handle, decoder->image);
     if (thumbnail) heif_image_handle_release(thumbnail);
-    if (status != MHEIF_OK) return status;
+    if (status != MB_OK) return status;
 
     enum heif_channel channel = monochrome ? heif_channel_Y : heif_channel_interleaved;
     decoder->plane = heif_image_get_plane_readonly(decoder->image, channel, &decoder->stride);
@@ -256,7 +256,7 @@ mheif_status mheif_decoder_decode(mheif_decoder *decoder, uint32_t thumbnail_id,
     int height = heif_image_get_height(decoder->image, channel);
     int bits = heif_image_get_bits_per_pixel_range(decoder->image, channel);
     if (!decoder->plane || width <= 0 || height <= 0 || bits < 8 || bits > 16 || (bits > 8) != deep) {
-        return fail(decoder, MHEIF_MALFORMED, "libheif returned no usable picture");
+        return fail(decoder, MB_MALFORMED, "libheif returned no usable picture");
     }
     if (monochrome && alpha) {
         decoder->alpha_plane = heif_image_get_plane_readonly(decoder->image, heif_channel_Alpha, &decoder->alpha_stride);
@@ -264,7 +264,7 @@ mheif_status mheif_decoder_decode(mheif_decoder *decoder, uint32_t thumbnail_id,
         if (!decoder->alpha_plane || decoder->alpha_bits < 1 || decoder->alpha_bits > 16
             || heif_image_get_width(decoder->image, heif_channel_Alpha) != width
             || heif_image_get_height(decoder->image, heif_channel_Alpha) != height) {
-            return fail(decoder, MHEIF_MALFORMED, "libheif returned no usable alpha plane");
+            return fail(decoder, MB_MALFORMED, "libheif returned no usable alpha plane");
         }
     }
     decoder->info = (mheif_image_info){ .width = (uint32_t)width, .height = (uint32_t)height,
@@ -272,10 +272,10 @@ mheif_status mheif_decoder_decode(mheif_decoder *decoder, uint32_t thumbnail_id,
     decoder->premultiplied = alpha && heif_image_is_premultiplied_alpha(decoder->image);
     if (deep || decoder->premultiplied || monochrome) {
         decoder->row = malloc((size_t)width * (size_t)decoder->info.channels);
-        if (!decoder->row) return fail(decoder, MHEIF_LIMIT, "out of memory");
+        if (!decoder->row) return fail(decoder, MB_LIMIT, "out of memory");
     }
     *info = decoder->info;
-    return MHEIF_OK;
+    return MB_OK;
 }
 
 /// Sample `x` of a plane row of `bits` bits (two bytes, little-endian, when over 8).

@@ -65,14 +65,14 @@ public final class HEIFDecoder: RowSource {
             throw ImageError(.outOfMemory)
         }
         if let view = header.libheifView {
-            var status = MHEIF_OK
-            for overlay in view.overlays where status == MHEIF_OK {
+            var status = MB_OK
+            for overlay in view.overlays where status == MB_OK {
                 status = overlay.bytes.withUnsafeBufferPointer { mheif_decoder_overlay(bridge, Int64(overlay.offset), $0.baseAddress) }
             }
-            if status == MHEIF_OK && !view.appended.isEmpty {
+            if status == MB_OK && !view.appended.isEmpty {
                 status = view.appended.withUnsafeBufferPointer { mheif_decoder_append(bridge, $0.baseAddress, $0.count) }
             }
-            guard status == MHEIF_OK else {
+            guard status == MB_OK else {
                 mheif_decoder_destroy(bridge)
                 throw ImageError(.outOfMemory)
             }
@@ -127,17 +127,18 @@ public final class HEIFDecoder: RowSource {
 
     public var rowsStarted: Bool { cursor.started }
 
-    private static func check(_ status: mheif_status, _ bridge: OpaquePointer) throws(ImageError) {
-        guard status != MHEIF_OK else { return }
+    private static func check(_ status: mb_status, _ bridge: OpaquePointer) throws(ImageError) {
+        guard status != MB_OK else { return }
         // libheif's messages may hold line breaks (one printed an empty line): one line each.
-        let message = String(cString: mheif_decoder_message(bridge)).split(whereSeparator: \.isNewline)
+        let message = ImageError.text(mheif_decoder_message(bridge).pointee).split(whereSeparator: \.isNewline)
             .map { $0.split(separator: " ").joined(separator: " ") }.filter { !$0.isEmpty }.joined(separator: "; ")
         let reason = message.isEmpty ? "libheif failed" : message.prefix(1).lowercased() + message.dropFirst()
-        throw switch status {
-        case MHEIF_LIMIT: ImageError(.limitExceeded, "HEIF image over libheif's limits: \(reason)")
-        case MHEIF_IO: ImageError(.io, reason)
-        case MHEIF_UNSUPPORTED: ImageError(.unsupported, "unsupported HEIF file: \(reason)")
-        default: ImageError(.malformed, "corrupt HEIF file: \(reason)")
+        let context = switch status {
+        case MB_LIMIT: "HEIF image over libheif's limits: "
+        case MB_IO: ""
+        case MB_UNSUPPORTED: "unsupported HEIF file: "
+        default: "corrupt HEIF file: "
         }
+        throw ImageError(bridge: status, reason: context + reason)
     }
 }

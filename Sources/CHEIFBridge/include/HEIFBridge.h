@@ -12,15 +12,12 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "bridge_support.h"
 
-/// Outcome of a bridge call. The message text is available from the decoder.
-typedef enum {
-    MHEIF_OK = 0,
-    MHEIF_MALFORMED = 1,     ///< the file breaks the format, or its coded data does not decode
-    MHEIF_LIMIT = 2,         ///< over the size limit set at creation, or out of memory
-    MHEIF_IO = 3,            ///< reading the file failed
-    MHEIF_UNSUPPORTED = 4    ///< a feature or codec this libheif build does not decode
-} mheif_status;
+// Every call that can fail returns an mb_status (bridge_support.h): MB_MALFORMED when the file
+// breaks the format or its coded data does not decode, MB_LIMIT over the size limit set at
+// creation or out of memory, MB_IO when reading failed, MB_UNSUPPORTED for a feature or codec
+// this libheif build does not decode. The words are in the decoder's mb_message.
 
 /// The decoded picture, transformations applied.
 typedef struct {
@@ -49,23 +46,23 @@ const char *mheif_decoder_name(int av1);
 mheif_decoder *mheif_decoder_create_fd(int fd, int64_t file_size, int max_side);
 void mheif_decoder_destroy(mheif_decoder *decoder);
 /// Before `mheif_decoder_read`: libheif is shown the 4 bytes at `bytes` in place of the file's
-/// at `offset` (at most 4 overlays). MHEIF_UNSUPPORTED when out of place or too many.
-mheif_status mheif_decoder_overlay(mheif_decoder *decoder, int64_t offset, const uint8_t *bytes);
+/// at `offset` (at most 4 overlays). MB_UNSUPPORTED when out of place or too many.
+mb_status mheif_decoder_overlay(mheif_decoder *decoder, int64_t offset, const uint8_t *bytes);
 /// Before `mheif_decoder_read`: libheif is shown the `count` bytes at `bytes` (copied) as if they
-/// followed the file's last byte. MHEIF_LIMIT when out of memory.
-mheif_status mheif_decoder_append(mheif_decoder *decoder, const uint8_t *bytes, size_t count);
+/// followed the file's last byte. MB_LIMIT when out of memory.
+mb_status mheif_decoder_append(mheif_decoder *decoder, const uint8_t *bytes, size_t count);
 /// The last error's text (empty when none). Owned by the decoder.
-const char *mheif_decoder_message(const mheif_decoder *decoder);
+const mb_message *mheif_decoder_message(const mheif_decoder *decoder);
 
 /// Reads the file's boxes and finds the primary image; *primary_id gets its item id.
-mheif_status mheif_decoder_read(mheif_decoder *decoder, uint32_t *primary_id);
+mb_status mheif_decoder_read(mheif_decoder *decoder, uint32_t *primary_id);
 /// Decodes the primary image (`thumbnail_id` 0) or its thumbnail of that item id, coded in AV1
 /// (`av1` 1) or HEVC (0), with the file's transformations applied, to interleaved RGB or RGBA,
 /// by the decoder `mheif_decoder_name` names. A `monochrome` (4:0:0) item is decoded to its
 /// luma plane (and alpha), which the rows turn into grey themselves: libheif 1.15 copies luma
 /// into R, G and B whatever its range, so a limited-range picture came out too bright. The
 /// range is the `colr` nclx box's, else the coded stream's (as the decoder reports it), else full.
-mheif_status mheif_decoder_decode(mheif_decoder *decoder, uint32_t thumbnail_id, int av1, int monochrome, mheif_image_info *info);
+mb_status mheif_decoder_decode(mheif_decoder *decoder, uint32_t thumbnail_id, int av1, int monochrome, mheif_image_info *info);
 /// Row `y` of the decoded picture, width * channels bytes of 8-bit samples: a pointer into
 /// libheif's plane for 8-bit pictures; deeper samples are scaled with rounding,
 /// (v * 255 + max / 2) / max, into a row buffer; a monochrome picture's luma is repeated in R,
