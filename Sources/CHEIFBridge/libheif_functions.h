@@ -38,17 +38,9 @@
     X(heif_image_handle_get_nclx_color_profile) \
     X(heif_nclx_color_profile_free)
 
-/// Pointers to the libheif functions the bridge calls, once loaded.
-struct libheif_library_functions {
-#define LIBHEIF_POINTER(name) __typeof__(name) *name;
-    LIBHEIF_LIBRARY_FUNCTIONS(LIBHEIF_POINTER)
-#undef LIBHEIF_POINTER
-};
-extern struct libheif_library_functions libheif_functions;
-extern mb_library libheif_library;
-
-/// Loads libheif.so.1 on the first call; MB_OK, or MB_UNSUPPORTED with libheif_library.failure set.
-static inline mb_status libheif_library_load(void) { return mb_library_load(&libheif_library); }
+/// The pointers, once loaded; libheif_library_load() loads libheif.so.1 on the first call (MB_OK, or
+/// MB_UNSUPPORTED with libheif_library.failure set).
+MB_DECLARE_LIBRARY(libheif, LIBHEIF_LIBRARY_FUNCTIONS(MB_FUNCTION_POINTER))
 
 // The defining file (libheif_functions.c) names the pointers themselves.
 #ifndef LIBHEIF_FUNCTIONS_DEFINITION

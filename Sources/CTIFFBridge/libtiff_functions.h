@@ -42,17 +42,9 @@
     X(_TIFFfree) \
     X(_TIFFmalloc)
 
-/// Pointers to the libtiff functions the bridge calls, once loaded.
-struct libtiff_library_functions {
-#define LIBTIFF_POINTER(name) __typeof__(name) *name;
-    LIBTIFF_LIBRARY_FUNCTIONS(LIBTIFF_POINTER)
-#undef LIBTIFF_POINTER
-};
-extern struct libtiff_library_functions libtiff_functions;
-extern mb_library libtiff_library;
-
-/// Loads libtiff.so.6 on the first call; MB_OK, or MB_UNSUPPORTED with libtiff_library.failure set.
-static inline mb_status libtiff_library_load(void) { return mb_library_load(&libtiff_library); }
+/// The pointers, once loaded; libtiff_library_load() loads libtiff.so.6 on the first call (MB_OK, or
+/// MB_UNSUPPORTED with libtiff_library.failure set).
+MB_DECLARE_LIBRARY(libtiff, LIBTIFF_LIBRARY_FUNCTIONS(MB_FUNCTION_POINTER))
 
 // The defining file (libtiff_functions.c) names the pointers themselves.
 #ifndef LIBTIFF_FUNCTIONS_DEFINITION

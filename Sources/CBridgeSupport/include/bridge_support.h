@@ -72,6 +72,35 @@ mb_status mb_library_load(mb_library *library);
 /// The address of `name` in the opened library, or NULL with `library->failure` set.
 void *mb_library_symbol(mb_library *library, const char *name);
 
+// A bridge's library in three macros, over its X-macro list of functions (`LIST(X)` calls
+// `X(name)` for each function the bridge calls):
+//   in its header   MB_DECLARE_LIBRARY(prefix, LIST(MB_FUNCTION_POINTER)), then one
+//                   `#define name prefix_functions.name` a function, so calls keep their names;
+//   in one C file   #define RESOLVE(name) MB_RESOLVE_FUNCTION(prefix_functions, name)
+//                   MB_DEFINE_LIBRARY(prefix, "soname", LIST(RESOLVE))
+// and `prefix_library_load()` at each entry point of the bridge.
+
+/// One member of a bridge's table: a pointer of the function's own type.
+#define MB_FUNCTION_POINTER(name) __typeof__(name) *name;
+
+/// The table `prefix_functions`, the library `prefix_library`, and `prefix_library_load()`.
+#define MB_DECLARE_LIBRARY(prefix, POINTERS) \
+    struct prefix##_library_functions { POINTERS }; \
+    extern struct prefix##_library_functions prefix##_functions; \
+    extern mb_library prefix##_library; \
+    static inline mb_status prefix##_library_load(void) { return mb_library_load(&prefix##_library); }
+
+/// Resolves one function into `table` inside MB_DEFINE_LIBRARY's resolver.
+#define MB_RESOLVE_FUNCTION(table, name) \
+    if (((table).name = (__typeof__((table).name))mb_library_symbol(library, #name)) == NULL) return MB_UNSUPPORTED;
+
+/// Defines what MB_DECLARE_LIBRARY declared: the table, a resolver running `RESOLVE_ALL`, and
+/// the library of `soname`.
+#define MB_DEFINE_LIBRARY(prefix, soname, RESOLVE_ALL) \
+    struct prefix##_library_functions prefix##_functions; \
+    static mb_status resolve_##prefix##_functions(mb_library *library) { RESOLVE_ALL return MB_OK; } \
+    mb_library prefix##_library = MB_LIBRARY(soname, resolve_##prefix##_functions);
+
 #ifdef __cplusplus
 }
 #endif
