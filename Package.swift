@@ -122,7 +122,6 @@ let package = Package(
         // LibRaw from Debian (libraw-dev 0.20), its reentrant C interface.
         .systemLibrary(
             name: "CLibRaw",
-            pkgConfig: "libraw_r",
             providers: [.apt(["libraw-dev"])]
         ),
         // The only code that calls LibRaw: its C interface over the file's bytes read from Masonry's

@@ -60,6 +60,8 @@ const mb_message *mraw_decoder_warning(const mraw_decoder *d) { return &d->warni
 
 /// A LibRaw error code as a status, its words in the message.
 static mb_status failed(mraw_decoder *d, int code) {
+    // LibRaw reads past the end of its buffer as an I/O error: from memory, only a short file does that.
+    if (code == LIBRAW_IO_ERROR) mb_message_set(&d->message, "truncated RAW file (LibRaw read past its end)");
     mb_message_set(&d->message, "%s", libraw_strerror(code));
     switch (code) {
     case LIBRAW_FILE_UNSUPPORTED: return MB_UNSUPPORTED;
