@@ -119,14 +119,15 @@ let package = Package(
         .target(name: "CTIFFBridge", dependencies: ["CLibTIFF", "CBridgeSupport"], linkerSettings: [.linkedLibrary("tiff"), .linkedLibrary("m")]),
         // TIFF: Masonry's own IFD walk (TIFFHeader) in front of libtiff.
         .target(name: "TIFFCodec", dependencies: ["CodecCore", "CTIFFBridge", "CBridgeSupport", "ColorManagement", "Raster"]),
-        // LibRaw from Debian (libraw-dev 0.20), its reentrant C interface.
+        // LibRaw from Debian (libraw-dev 0.20), its reentrant C interface: headers here, the library
+        // loaded by CRAWBridge with dlopen (linking it costs every run its resident memory).
         .systemLibrary(
             name: "CLibRaw",
             providers: [.apt(["libraw-dev"])]
         ),
-        // The only code that calls LibRaw: its C interface over the file's bytes read from Masonry's
-        // descriptor (libraw_open_buffer), its message callbacks captured, half-size demosaic.
-        .target(name: "CRAWBridge", dependencies: ["CLibRaw", "CBridgeSupport"], linkerSettings: [.linkedLibrary("raw_r")]),
+        // The only code that calls LibRaw (dlopen): its C interface over the file's bytes read from
+        // Masonry's descriptor (libraw_open_buffer), its message callbacks captured, half-size demosaic.
+        .target(name: "CRAWBridge", dependencies: ["CLibRaw", "CBridgeSupport"], linkerSettings: [.linkedLibrary("dl")]),
         // Camera RAW: Masonry's own header (TIFF's directory walk, RAF's header), previews through JPEGCodec.
         .target(name: "RAWCodec", dependencies: ["CodecCore", "CRAWBridge", "CBridgeSupport", "JPEGCodec", "TIFFCodec", "Raster"]),
         .target(name: "MasonryLayout"),

@@ -3,7 +3,7 @@
 script's own small TIFF writer (every tag spelled out, so the layout is known byte for byte), with a
 Bayer sensor image of a synthetic scene and optional embedded JPEG previews encoded by Pillow.
 
-    python3 scripts/make-raw-fixtures.py                  # Tests/RAWCodecTests/Fixtures
+    python3 scripts/make-raw-fixtures.py                  # Tests/RAWCodecTests/Fixtures, the RAW format sample
     python3 scripts/make-raw-fixtures.py --bench SOURCE_FOLDER TARGET_FOLDER [COUNT]
 
 The references come from outside Masonry: rawpy's (LibRaw's) own `postprocess(half_size=True,
@@ -201,6 +201,44 @@ def make_fixtures():
         shapes = ",".join("%dx%d" % Image.open(io.BytesIO(p)).size for p in previews) or "-"
         lines.append(f"{name} {width} {height} {orientation} {shapes}")
     (FIXTURES / "references.txt").write_text("\n".join(lines) + "\n")
+    # The format table's RAW sample (Tests/MasonrySheetTests/Fixtures/Formats, the others by
+    # scripts/make-format-samples.py): its 48×32 picture as a sensor image with a full-size preview.
+    picture = Image.open(ROOT / "SampleImages/01-astronaut.png").convert("RGB").resize((48, 32), Image.LANCZOS)
+    rgb = numpy.asarray(picture)
+    write_dng(ROOT / "Tests/MasonrySheetTests/Fixtures/Formats/sample.dng", rgb, "RGGB", 1, [jpeg(rgb)])
+
+
+def make_hostile_seeds():
+    """The fuzz targets' hostile seeds, from rggb-preview-full.dng: an IFD loop, a preview length
+    past the end, a claimed 200000×150000 sensor, a cut inside the sensor data."""
+    data = bytearray((FIXTURES / "rggb-preview-full.dng").read_bytes())
+
+    def entry(ifd, tag):
+        for index in range(struct.unpack_from("<H", data, ifd)[0]):
+            if struct.unpack_from("<H", data, ifd + 2 + 12 * index)[0] == tag:
+                return ifd + 2 + 12 * index
+        raise SystemExit(f"no tag {tag}")
+
+    ifd0 = struct.unpack_from("<I", data, 4)[0]
+    subs_at = struct.unpack_from("<I", data, entry(ifd0, 330) + 8)[0]
+    sensor = struct.unpack_from("<I", data, subs_at + 4)[0]
+    seeds = {}
+    loop = bytearray(data)
+    struct.pack_into("<I", loop, sensor + 2 + 12 * struct.unpack_from("<H", data, sensor)[0], ifd0)
+    seeds["hostile-ifd-loop.dng"] = loop
+    past = bytearray(data)
+    struct.pack_into("<I", past, entry(ifd0, 279) + 8, 0x7FFF0000)
+    seeds["hostile-preview-past-end.dng"] = past
+    huge = bytearray(data)
+    struct.pack_into("<I", huge, entry(sensor, 256) + 8, 200000)
+    struct.pack_into("<I", huge, entry(sensor, 257) + 8, 150000)
+    seeds["hostile-huge-sensor.dng"] = huge
+    seeds["hostile-truncated-sensor.dng"] = data[: len(data) - 10000]
+    for target in ["raw-header", "raw-decode"]:
+        folder = ROOT / "Tests/FuzzReplayTests/Corpus" / target
+        folder.mkdir(parents=True, exist_ok=True)
+        for name, payload in seeds.items():
+            (folder / name).write_bytes(bytes(payload))
 
 
 def make_bench(source, target, count):
@@ -222,3 +260,4 @@ if __name__ == "__main__":
         make_bench(pathlib.Path(sys.argv[2]), pathlib.Path(sys.argv[3]), int(sys.argv[4]) if len(sys.argv) > 4 else 40)
     else:
         make_fixtures()
+        make_hostile_seeds()

@@ -1,3 +1,4 @@
-// The system LibRaw (Debian: libraw-dev 0.20), its C interface. Only CRAWBridge includes it, so
-// that every LibRaw call of Masonry sits in one small C file.
+// The system LibRaw (Debian: libraw-dev 0.20), its C interface: the headers only. CRAWBridge,
+// the one C file that calls it, loads the library itself with dlopen when a RAW is opened, so
+// nothing links it.
 #include <libraw/libraw.h>

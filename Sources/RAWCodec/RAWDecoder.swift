@@ -6,7 +6,8 @@ import Raster
 
 /// A camera RAW's picture, preview first: the smallest embedded JPEG preview at least twice the
 /// tile on both sides, decoded by `JPEGDecoder` over its byte range (DCT scaling, its colour
-/// handling); else LibRaw's half-size demosaic. Rows come in the stored orientation; the
+/// handling); else LibRaw's half-size demosaic (its full size when even half is less than twice
+/// the tile: compare, and tiles larger than half the sensor). Rows come in the stored orientation; the
 /// header's orientation (the RAW's, never the preview's EXIF) turns the tile.
 public final class RAWDecoder: RowSource {
     public let header: RAWHeader
@@ -22,10 +23,17 @@ public final class RAWDecoder: RowSource {
     private var cursor: RowCursor
 
     /// Opens `file` for rows at least twice `minimumWidth` × `minimumHeight` (stored orientation).
-    public init(file: InputFile, limits: DecodeLimits, minimumWidth: Int, minimumHeight: Int) throws(ImageError) {
+    /// `drawing` overrides the choice of source (the benchmark's and tests' demosaic of a file
+    /// with previews); a preview index past the header's previews is a usage error.
+    public init(file: InputFile, limits: DecodeLimits, minimumWidth: Int, minimumHeight: Int,
+                drawing: RAWSource? = nil) throws(ImageError) {
         header = try RAWHeader(file: file)
         if let refusal = limits.refusal(width: header.width, height: header.height) { throw refusal }
-        source = header.source(for: DecodeTarget(minimumWidth: minimumWidth, minimumHeight: minimumHeight))
+        let target = DecodeTarget(minimumWidth: minimumWidth, minimumHeight: minimumHeight)
+        source = drawing ?? header.source(for: target)
+        if case .preview(let index) = source, !header.previews.indices.contains(index) {
+            throw ImageError(.misuse("RAW preview \(index) of \(header.previews.count)"))
+        }
         switch source {
         case .preview(let index):
             let chosen = header.previews[index]
@@ -40,7 +48,7 @@ public final class RAWDecoder: RowSource {
             guard file.size <= RAWHeader.maxFileBytes else {
                 throw ImageError(.limitExceeded, "RAW file of \(file.size) bytes is over the \(RAWHeader.maxFileBytes)-byte limit")
             }
-            let pixels = try RAWLibrary.Demosaic(file: file, limits: limits)
+            let pixels = try RAWLibrary.Demosaic(file: file, limits: limits, target: target)
             preview = nil
             demosaic = pixels
             width = pixels.width

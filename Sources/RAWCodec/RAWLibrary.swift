@@ -40,6 +40,9 @@ enum RAWLibrary {
         let info: mraw_info
 
         init(file: InputFile, maxPixels: UInt64) throws(ImageError) {
+            guard mraw_library_load() != 0 else {
+                throw ImageError(.unsupported, "LibRaw (libraw_r.so.20, Debian's libraw20) is not installed")
+            }
             guard let decoder = mraw_decoder_create(maxPixels, maxMemoryMB) else { throw ImageError(.outOfMemory) }
             self.decoder = decoder
             var info = mraw_info()
@@ -55,7 +58,8 @@ enum RAWLibrary {
         deinit { mraw_decoder_destroy(decoder) }
     }
 
-    /// A half-size demosaic, held whole (LibRaw makes it in one call) in RGB8.
+    /// A demosaic, held whole (LibRaw makes it in one call) in RGB8: at half size (each 2×2
+    /// cell of the sensor one pixel) when that is still at least twice `target`, else full size.
     final class Demosaic {
         let width: Int
         let height: Int
@@ -64,10 +68,11 @@ enum RAWLibrary {
         private let opened: Opened
         private let pixels: UnsafePointer<UInt8>
 
-        init(file: InputFile, limits: DecodeLimits) throws(ImageError) {
+        init(file: InputFile, limits: DecodeLimits, target: DecodeTarget) throws(ImageError) {
             opened = try Opened(file: file, maxPixels: UInt64(max(limits.maxPixels, 0)))
+            let half = target.accepts(width: Int(opened.info.width) / 2, height: Int(opened.info.height) / 2)
             var width: UInt32 = 0, height: UInt32 = 0
-            let status = mraw_decoder_demosaic_half(opened.decoder, &width, &height)
+            let status = mraw_decoder_demosaic(opened.decoder, half ? 1 : 0, &width, &height)
             guard status == MB_OK, let pixels = mraw_decoder_pixels(opened.decoder) else {
                 throw ImageError(bridge: status == MB_OK ? MB_USAGE : status, message: mraw_decoder_message(opened.decoder).pointee,
                                  fallback: "LibRaw cannot demosaic the file")

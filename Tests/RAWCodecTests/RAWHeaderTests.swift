@@ -59,8 +59,9 @@ func rgbRows(_ decoder: RAWDecoder) throws -> [UInt8] {
     @Test(arguments: RAWFixture.everyLine)
     func theDemosaicMatchesRawpysHalfSizePostprocess(_ fixture: RAWFixture) throws {
         let file = try InputFile(path: fixture.path)
-        // Asking for more than any preview holds leaves the demosaic.
-        let decoder = try RAWDecoder(file: file, limits: DecodeLimits(), minimumWidth: fixture.width, minimumHeight: fixture.height)
+        // A quarter of the sensor: the half-size demosaic is twice that.
+        let decoder = try RAWDecoder(file: file, limits: DecodeLimits(), minimumWidth: fixture.width / 4,
+                                     minimumHeight: fixture.height / 4, drawing: .demosaic)
         #expect(decoder.source == .demosaic)
         let reference = try goldenRGB(fixtureFolder.path(fixture.name + ".demosaic.png"))
         #expect(decoder.width == reference.width && decoder.height == reference.height)
@@ -81,6 +82,21 @@ func rgbRows(_ decoder: RAWDecoder) throws -> [UInt8] {
         #expect(decoder.width == reference.width && decoder.height == reference.height)
         let score = psnr(try rgbRows(decoder), reference.rgb)
         #expect(score >= 40, "PSNR \(score) dB against Pillow")
+    }
+
+    @Test func withoutAPreviewLargeEnoughTheDemosaicIsHalfSizeOrFullSize() throws {
+        let file = try InputFile(path: fixtureFolder.path("gbrg-thumb-only-rot270.dng"))
+        let half = try RAWDecoder(file: file, limits: DecodeLimits(), minimumWidth: 48, minimumHeight: 32)
+        #expect(half.source == .demosaic && half.width == 96 && half.height == 64)
+        // More than a quarter of the sensor asked for: the full-size demosaic (compare's).
+        let full = try RAWDecoder(file: file, limits: DecodeLimits(), minimumWidth: 49, minimumHeight: 32)
+        #expect(full.source == .demosaic && full.width == 192 && full.height == 128)
+        var rows = 0
+        try full.readRows { _, row in
+            #expect(row.count == 192 * 3)
+            rows += 1
+        }
+        #expect(rows == 128)
     }
 
     @Test func theSmallestPreviewAtLeastTwiceTheTileIsChosen() throws {

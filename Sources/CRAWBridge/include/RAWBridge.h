@@ -35,10 +35,14 @@ typedef struct {
 
 typedef struct mraw_decoder mraw_decoder;
 
-/// LibRaw's version as it runs ("0.20.2-Release").
+/// The LibRaw version the bridge was built against ("0.20.2-Release"): the library is loaded
+/// only when a RAW is opened, so its version is not asked of it.
 const char *mraw_library_version(void);
 
-/// A decoder; NULL without memory. max_raw_pixels bounds the sensor size LibRaw may unpack,
+/// Loads LibRaw (dlopen of libraw_r.so.20, once); 0 when it is not installed.
+int mraw_library_load(void);
+
+/// A decoder; NULL without memory or without LibRaw (see mraw_library_load). max_raw_pixels bounds the sensor size LibRaw may unpack,
 /// max_memory_mb what LibRaw may allocate at once (its own max_raw_memory_mb).
 mraw_decoder *mraw_decoder_create(uint64_t max_raw_pixels, unsigned max_memory_mb);
 void mraw_decoder_destroy(mraw_decoder *decoder);
@@ -51,11 +55,11 @@ const mb_message *mraw_decoder_warning(const mraw_decoder *decoder);
 /// libraw_open_buffer: the metadata only. A sensor over max_raw_pixels is MB_LIMIT.
 mb_status mraw_decoder_open_fd(mraw_decoder *decoder, int fd, size_t size, mraw_info *info);
 
-/// Unpacks the sensor data and demosaics it at half size (libraw_dcraw_process with half_size,
-/// LibRaw's defaults otherwise: its colour matrices to sRGB, 8 bits, BT.709 gamma), without
-/// LibRaw's flip (the caller applies the orientation). On MB_OK the RGB8 rows are at
-/// mraw_decoder_pixels, *width × *height × 3 bytes.
-mb_status mraw_decoder_demosaic_half(mraw_decoder *decoder, uint32_t *width, uint32_t *height);
+/// Unpacks the sensor data and demosaics it (libraw_dcraw_process, at half size when half_size:
+/// each 2×2 cell one pixel; LibRaw's defaults otherwise: its colour matrices to sRGB, 8 bits,
+/// BT.709 gamma), without LibRaw's flip (the caller applies the orientation). On MB_OK the RGB8
+/// rows are at mraw_decoder_pixels, *width × *height × 3 bytes.
+mb_status mraw_decoder_demosaic(mraw_decoder *decoder, int half_size, uint32_t *width, uint32_t *height);
 const uint8_t *mraw_decoder_pixels(const mraw_decoder *decoder);
 
 #endif
