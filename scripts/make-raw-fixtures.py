@@ -208,6 +208,25 @@ def make_fixtures():
     write_dng(ROOT / "Tests/MasonrySheetTests/Fixtures/Formats/sample.dng", rgb, "RGGB", 1, [jpeg(rgb)])
 
 
+def list_real_samples():
+    """rawpy's (LibRaw's) sizes of the real camera samples (ExifTool's test images, metadata with
+    the pixel data stripped; see Fixtures/exiftool/LICENSE.md): the outside reference the header
+    walk is checked against."""
+    import rawpy
+
+    folder = FIXTURES / "exiftool"
+    lines = ["# name width height flip (LibRaw's, through rawpy), or 'unsupported' — written by scripts/make-raw-fixtures.py"]
+    for path in sorted(folder.iterdir()):
+        if path.suffix in (".md", ".txt"):
+            continue
+        try:
+            with rawpy.imread(str(path)) as raw:
+                lines.append(f"{path.name} {raw.sizes.width} {raw.sizes.height} {raw.sizes.flip}")
+        except rawpy.LibRawError:
+            lines.append(f"{path.name} unsupported")
+    (folder / "rawpy-sizes.txt").write_text("\n".join(lines) + "\n")
+
+
 def make_hostile_seeds():
     """The fuzz targets' hostile seeds, from rggb-preview-full.dng: an IFD loop, a preview length
     past the end, a claimed 200000×150000 sensor, a cut inside the sensor data."""
@@ -261,3 +280,4 @@ if __name__ == "__main__":
     else:
         make_fixtures()
         make_hostile_seeds()
+        list_real_samples()

@@ -11,7 +11,7 @@ import TIFFCodec
 ///   their own magic numbers) are read by Masonry's own directory walk (`TIFFStructure`, TIFF's
 ///   bounded reader): IFD0's chain and every SubIFD, at most `maxDirectories` of them, a directory
 ///   met twice refusing the file. The size is the largest sensor directory's (CFA or linear raw,
-///   the DNG way), else the largest preview's; the orientation is IFD0's Orientation, the one
+///   the DNG way; its ActiveArea when it has one, as LibRaw crops), else the largest preview's; the orientation is IFD0's Orientation, the one
 ///   LibRaw reads as its `flip`. Each JPEG preview (JPEGInterchangeFormat and its length, or a
 ///   one-strip JPEG-compressed directory that is not the sensor) must lie inside the file, else
 ///   the file is refused; its size comes from its own JPEG frame header (a lossless JPEG, a CR2's
@@ -46,7 +46,7 @@ public struct RAWHeader: Sendable, Hashable {
         static let compression: UInt16 = 259, photometric: UInt16 = 262, make: UInt16 = 271, stripOffsets: UInt16 = 273
         static let orientation: UInt16 = 274, stripByteCounts: UInt16 = 279, subIFDs: UInt16 = 330
         static let jpegInterchangeFormat: UInt16 = 513, jpegInterchangeFormatLength: UInt16 = 514
-        static let cfaPattern: UInt16 = 33422, dngVersion: UInt16 = 50706
+        static let cfaPattern: UInt16 = 33422, dngVersion: UInt16 = 50706, activeArea: UInt16 = 50829
     }
     /// Photometric interpretations of sensor data (DNG): colour filter array, linear raw.
     static let sensorPhotometrics: Set<UInt64> = [32803, 34892]
@@ -146,7 +146,13 @@ public struct RAWHeader: Sendable, Hashable {
             if let photometric, Self.sensorPhotometrics.contains(photometric),
                let w = try tiff.integer(Tag.imageWidth, in: directory), let h = try tiff.integer(Tag.imageLength, in: directory),
                w > 0, h > 0, w <= UInt64(UInt32.max), h <= UInt64(UInt32.max) {
-                if sensor == nil || Int(w) * Int(h) > sensor!.width * sensor!.height { sensor = (Int(w), Int(h)) }
+                // DNG's ActiveArea (top, left, bottom, right): the pixels LibRaw keeps.
+                var size = (width: Int(w), height: Int(h))
+                if let area = try tiff.integers(Tag.activeArea, in: directory, limit: 4), area.count == 4,
+                   area[0] < area[2], area[1] < area[3], area[2] <= h, area[3] <= w {
+                    size = (Int(area[3] - area[1]), Int(area[2] - area[0]))
+                }
+                if sensor == nil || size.width * size.height > sensor!.width * sensor!.height { sensor = size }
                 continue
             }
             if let start = try tiff.integer(Tag.jpegInterchangeFormat, in: directory),
