@@ -12,8 +12,9 @@ preview path, each written as `<name>.demosaic.png` / `<name>.preview.png`; `ref
 each fixture's expected size, orientation and source. Needs `pip install rawpy pillow numpy`
 (scripts/install-python-tools.sh).
 
-The bench mode turns each of COUNT photos (PNG, default 40) of SOURCE_FOLDER into a DNG the
-photo's size with a full-size JPEG preview (quality 90, as cameras write them) and a 160 px
+The bench mode turns each of COUNT photos (PNG, default 40, of those whose shorter side is at
+least 600 px) of SOURCE_FOLDER, scaled to a longer side of 4000 px (camera-sized), into a DNG with
+a full-size JPEG preview (quality 90, as cameras write them) and a 160 px
 thumbnail, in TARGET_FOLDER/raw/.
 """
 import io
@@ -261,12 +262,18 @@ def make_hostile_seeds():
 
 
 def make_bench(source, target, count):
-    photos = sorted(source.glob("*.png"))
+    # Camera-like: only photos whose shorter side is at least 600 px, so the full-size preview is
+    # at least twice a 290 px tile, as a camera's is.
+    photos = [p for p in sorted(source.glob("*.png")) if min(Image.open(p).size) >= 600]
     step = max(1, len(photos) // count)
     folder = target / "raw"
     folder.mkdir(parents=True, exist_ok=True)
     for index, photo in enumerate(photos[::step][:count]):
-        rgb = numpy.asarray(Image.open(photo).convert("RGB"))
+        picture = Image.open(photo).convert("RGB")
+        # Camera-sized: the longer side 4000 px (about 10 MP at 3:2), as a camera's sensor and preview.
+        scale = 4000 / max(picture.size)
+        picture = picture.resize((round(picture.width * scale), round(picture.height * scale)), Image.Resampling.LANCZOS)
+        rgb = numpy.asarray(picture)
         rgb = rgb[: rgb.shape[0] // 2 * 2, : rgb.shape[1] // 2 * 2]
         full = jpeg(rgb)
         thumb = jpeg(rgb, (160, max(1, rgb.shape[0] * 160 // rgb.shape[1])))

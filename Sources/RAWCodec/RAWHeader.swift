@@ -72,6 +72,7 @@ public struct RAWHeader: Sendable, Hashable {
             return nil
         }
         if start.count >= 10, start[8] == 0x43, start[9] == 0x52 { return .tiffStructured }   // CR2's "CR"
+        if start.count >= 12, Array(start[8 ..< 12]) == Array("IIII".utf8) { return .tiffStructured }   // Phase One IIQ
         guard var tiff = try? TIFFStructure(WindowedReader(bytes: prefix)),
               let first = try? tiff.directory(at: tiff.firstDirectory) else { return nil }
         if first.contains(Tag.dngVersion) { return .tiffStructured }
@@ -93,10 +94,12 @@ public struct RAWHeader: Sendable, Hashable {
         guard let container = Self.container(prefix: prefix) else { throw ImageError(.malformed, "not a camera RAW file") }
         switch container {
         case .tiffStructured:
-            try self.init(tiff: WindowedReader(file: file)) { range throws(ImageError) in
+            try self.init(tiff: WindowedReader(file: file), jpegSize: { range throws(ImageError) in
                 let jpeg = try JPEGHeader(file: file, range: range)
                 return (jpeg.width, jpeg.height)
-            }
+            }, libRawMetadata: { () throws(ImageError) in
+                file.size > Self.maxFileBytes ? try Self.tooLarge(file.size) : try RAWLibrary.metadata(of: file)
+            })
         case .raf, .cr3:
             try self.init(file.size > Self.maxFileBytes ? Self.tooLarge(file.size) : RAWLibrary.metadata(of: file), container: container,
                           preview: container == .raf ? try Self.rafPreview(WindowedReader(file: file), file: file) : nil)
@@ -108,19 +111,22 @@ public struct RAWHeader: Sendable, Hashable {
         guard Self.container(prefix: Array(bytes.prefix(Self.signaturePrefixBytes))) == .tiffStructured else {
             throw ImageError(.malformed, "not a TIFF-structured camera RAW file")
         }
-        try self.init(tiff: WindowedReader(bytes: bytes)) { range throws(ImageError) in
+        try self.init(tiff: WindowedReader(bytes: bytes), jpegSize: { range throws(ImageError) in
             let jpeg = try JPEGHeader(bytes: Array(bytes[range]))
             return (jpeg.width, jpeg.height)
-        }
+        }, libRawMetadata: nil)
     }
 
     private static func tooLarge(_ size: Int) throws(ImageError) -> RAWMetadata {
         throw ImageError(.limitExceeded, "RAW file of \(size) bytes is over the \(maxFileBytes)-byte limit")
     }
 
-    /// The walk over a TIFF-structured RAW's directories; `jpegSize` reads a preview's frame header.
-    private init(tiff windowed: WindowedReader,
-                 jpegSize: (Range<Int>) throws(ImageError) -> (width: Int, height: Int)) throws(ImageError) {
+    /// The walk over a TIFF-structured RAW's directories; `jpegSize` reads a preview's frame
+    /// header. A file in which the walk finds neither a sensor directory nor a preview (a maker's
+    /// own size tags: RW2's, a CR2's sensor in lossless JPEG) takes its size and orientation from
+    /// `libRawMetadata`, when there is one (not for bytes in memory).
+    private init(tiff windowed: WindowedReader, jpegSize: (Range<Int>) throws(ImageError) -> (width: Int, height: Int),
+                 libRawMetadata: (() throws(ImageError) -> RAWMetadata)?) throws(ImageError) {
         var tiff = try TIFFStructure(windowed, magics: [TIFFStructure.tiffMagic, 0x4F52, 0x5352, 0x55])
         let fileSize = UInt64(tiff.size)
         guard tiff.firstDirectory != 0 else { throw ImageError(.malformed, "RAW file has no image directory") }
@@ -176,16 +182,24 @@ public struct RAWHeader: Sendable, Hashable {
         }
         guard let first else { throw ImageError(.malformed, "RAW file has no image directory") }
         let largest = previews.max { $0.width * $0.height < $1.width * $1.height }
+        self.previews = previews
+        container = .tiffStructured
         guard let shown = sensor ?? largest.map({ ($0.width, $0.height) }) else {
-            throw ImageError(.unsupported, "RAW file has neither a sensor image directory nor a JPEG preview Masonry can read")
+            guard let libRawMetadata else {
+                throw ImageError(.unsupported, "RAW file has neither a sensor image directory nor a JPEG preview Masonry can read")
+            }
+            let metadata = try libRawMetadata()
+            width = metadata.width
+            height = metadata.height
+            orientation = metadata.orientation
+            sensorPixels = metadata.sensorPixels
+            return
         }
         width = shown.0
         height = shown.1
         let orientationTag = (try? tiff.integer(Tag.orientation, in: first)) ?? nil
         orientation = ExifOrientation(rawValue: Int(clamping: orientationTag ?? 1)) ?? .up
-        self.previews = previews
         sensorPixels = sensor.map { $0.width * $0.height } ?? 0
-        container = .tiffStructured
     }
 
     /// A header from LibRaw's metadata, with the preview Masonry found itself.

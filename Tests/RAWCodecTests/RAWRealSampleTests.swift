@@ -45,7 +45,7 @@ struct RealSample: Sendable, CustomTestStringConvertible {
     }
 
     /// The samples whose stripped structure the header refuses, with the reason.
-    static let refused: [String: String] = [:]
+    static let refused = ["CanonRaw.cr2": "Unsupported file format or not RAW file"]
 }
 
 extension RAWHeader {
