@@ -13,7 +13,7 @@ each fixture's expected size, orientation and source. Needs `pip install rawpy p
 (scripts/install-python-tools.sh).
 
 The bench mode turns each of COUNT photos (PNG, default 40, of those whose shorter side is at
-least 600 px) of SOURCE_FOLDER, scaled to a longer side of 4000 px (camera-sized), into a DNG with
+least 600 px) of SOURCE_FOLDER, scaled to a longer side of 6000 px (24 MP at 3:2), into a DNG with
 a full-size JPEG preview (quality 90, as cameras write them) and a 160 px
 thumbnail, in TARGET_FOLDER/raw/.
 """
@@ -270,8 +270,8 @@ def make_bench(source, target, count):
     folder.mkdir(parents=True, exist_ok=True)
     for index, photo in enumerate(photos[::step][:count]):
         picture = Image.open(photo).convert("RGB")
-        # Camera-sized: the longer side 4000 px (about 10 MP at 3:2), as a camera's sensor and preview.
-        scale = 4000 / max(picture.size)
+        # Camera-sized: the longer side 6000 px (24 MP at 3:2, the commonest sensor), as a camera's sensor and preview.
+        scale = 6000 / max(picture.size)
         picture = picture.resize((round(picture.width * scale), round(picture.height * scale)), Image.Resampling.LANCZOS)
         rgb = numpy.asarray(picture)
         rgb = rgb[: rgb.shape[0] // 2 * 2, : rgb.shape[1] // 2 * 2]
