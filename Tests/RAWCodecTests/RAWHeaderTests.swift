@@ -67,6 +67,7 @@ func rgbRows(_ decoder: RAWDecoder) throws -> [UInt8] {
         #expect(decoder.width == reference.width && decoder.height == reference.height)
         let rows = try rgbRows(decoder)
         let score = psnr(rows, reference.rgb)
+        TestLog.verbose("\(fixture.name): demosaic \(score) dB against rawpy")
         #expect(score >= 45, "PSNR \(score) dB against rawpy")
     }
 
@@ -81,6 +82,7 @@ func rgbRows(_ decoder: RAWDecoder) throws -> [UInt8] {
         let reference = try goldenRGB(fixtureFolder.path(fixture.name + ".preview.png"))
         #expect(decoder.width == reference.width && decoder.height == reference.height)
         let score = psnr(try rgbRows(decoder), reference.rgb)
+        TestLog.verbose("\(fixture.name): preview \(score) dB against Pillow")
         #expect(score >= 40, "PSNR \(score) dB against Pillow")
     }
 
