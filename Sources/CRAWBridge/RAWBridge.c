@@ -9,7 +9,6 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -151,12 +150,6 @@ mb_status mraw_decoder_open_fd(mraw_decoder *d, int fd, size_t size, mraw_info *
     info->width = sizes->width;
     info->height = sizes->height;
     info->flip = sizes->flip;
-    info->thumb_is_jpeg = d->raw->thumbnail.tformat == LIBRAW_THUMBNAIL_JPEG;
-    info->thumb_width = d->raw->thumbnail.twidth;
-    info->thumb_height = d->raw->thumbnail.theight;
-    info->thumb_length = d->raw->thumbnail.tlength;
-    snprintf(info->make, sizeof info->make, "%s", d->raw->idata.make);
-    snprintf(info->model, sizeof info->model, "%s", d->raw->idata.model);
     if (sizes->width == 0 || sizes->height == 0) {
         mb_message_set(&d->message, "RAW file has no picture LibRaw can make");
         return MB_UNSUPPORTED;

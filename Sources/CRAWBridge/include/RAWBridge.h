@@ -25,12 +25,6 @@ typedef struct {
     uint32_t width;          ///< the picture LibRaw makes at full size, before its flip
     uint32_t height;
     int flip;                ///< LibRaw's flip: 0 none, 3 180°, 5 90° counter-clockwise, 6 90° clockwise
-    int thumb_is_jpeg;       ///< the largest embedded preview is a JPEG
-    uint32_t thumb_width;
-    uint32_t thumb_height;
-    uint32_t thumb_length;
-    char make[64];
-    char model[64];
 } mraw_info;
 
 typedef struct mraw_decoder mraw_decoder;
