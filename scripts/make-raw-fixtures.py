@@ -57,12 +57,19 @@ def mosaic(rgb, pattern):
     return sensor
 
 
-def jpeg(rgb, size=None, quality=90):
+def jpeg(rgb, size=None, quality=90, exif_orientation=None):
+    """A JPEG of `rgb` (resized to `size`); with `exif_orientation`, an EXIF block saying it (a
+    preview whose orientation disagrees with the RAW's, which must be ignored)."""
     picture = Image.fromarray(rgb)
     if size:
         picture = picture.resize(size, Image.Resampling.LANCZOS)
     out = io.BytesIO()
-    picture.save(out, "JPEG", quality=quality)
+    options = {}
+    if exif_orientation:
+        exif = Image.Exif()
+        exif[0x0112] = exif_orientation
+        options["exif"] = exif.tobytes()
+    picture.save(out, "JPEG", quality=quality, **options)
     return out.getvalue()
 
 
@@ -171,7 +178,8 @@ def write_dng(path, rgb, pattern="RGGB", orientation=1, previews=(), make="Mason
     path.write_bytes(data)
 
 
-# name, sensor size, CFA, orientation, previews (sizes; None for full size)
+# name, sensor size, CFA, orientation, previews (sizes; None for full size). bggr-preview-rot90's
+# previews carry an EXIF Orientation of 3 (180°), which disagrees with its IFD0's 6.
 FIXTURE_SET = [
     ("rggb-preview-full", (192, 128), "RGGB", 1, [(48, 32), None]),
     ("bggr-preview-rot90", (192, 128), "BGGR", 6, [(48, 32), None]),
@@ -189,7 +197,7 @@ def make_fixtures():
     lines = ["# name width height orientation previews(WxH,...) — written by scripts/make-raw-fixtures.py"]
     for name, (width, height), pattern, orientation, sizes in FIXTURE_SET:
         rgb = scene(width, height)
-        previews = [jpeg(rgb, size) for size in sizes]
+        previews = [jpeg(rgb, size, exif_orientation=3 if name == "bggr-preview-rot90" else None) for size in sizes]
         # The largest preview first in IFD0 when there are several, as cameras do.
         previews.sort(key=len, reverse=True)
         path = FIXTURES / f"{name}.dng"

@@ -2,6 +2,7 @@
 // rawpy's (LibRaw's) own half-size postprocess and Pillow's decode of the embedded preview.
 import Foundation
 import CodecCore
+import JPEGCodec
 import RAWCodec
 import Raster
 @_exported import TestSupport
@@ -117,7 +118,9 @@ func rgbRows(_ decoder: RAWDecoder) throws -> [UInt8] {
     }
 
     @Test func theTilesOrientationIsTheRAWsNotThePreviews() throws {
-        // bggr-preview-rot90's previews carry no EXIF; its IFD0 says 6 (turn 90° clockwise).
+        // bggr-preview-rot90's IFD0 says 6 (turn 90° clockwise); its previews' EXIF says 3 (180°).
+        let previewRange = try RAWHeader(file: InputFile(path: fixtureFolder.path("bggr-preview-rot90.dng"))).previews[0].range
+        #expect(try JPEGHeader(file: InputFile(path: fixtureFolder.path("bggr-preview-rot90.dng")), range: previewRange).orientation == .down)
         let decoder = try RAWDecoder(file: InputFile(path: fixtureFolder.path("bggr-preview-rot90.dng")), limits: DecodeLimits(),
                                      minimumWidth: 48, minimumHeight: 32)
         #expect(decoder.header.orientation == .right)
