@@ -21,6 +21,7 @@ let package = Package(
         .library(name: "GIFCodec", targets: ["GIFCodec"]),
         .library(name: "HEIFCodec", targets: ["HEIFCodec"]),
         .library(name: "TIFFCodec", targets: ["TIFFCodec"]),
+        .library(name: "RAWCodec", targets: ["RAWCodec"]),
         .library(name: "WaterfallLayout", targets: ["WaterfallLayout"]),
         .library(name: "Raster", targets: ["Raster"]),
         .library(name: "MasonrySheet", targets: ["MasonrySheet"]),
@@ -113,6 +114,17 @@ let package = Package(
         .target(name: "CTIFFBridge", dependencies: ["CLibTIFF", "CBridgeSupport"], linkerSettings: [.linkedLibrary("m")]),
         // TIFF: Masonry's own IFD walk (TIFFHeader) in front of libtiff.
         .target(name: "TIFFCodec", dependencies: ["CodecCore", "CTIFFBridge", "CBridgeSupport", "ColorManagement", "Raster"]),
+        // LibRaw from Debian (libraw-dev 0.20), its reentrant C interface: headers here, the library
+        // loaded by CRAWBridge with dlopen (linking it costs every run its resident memory).
+        .systemLibrary(
+            name: "CLibRaw",
+            providers: [.apt(["libraw-dev"])]
+        ),
+        // The only code that calls LibRaw (dlopen): its C interface over the file's bytes read from
+        // Masonry's descriptor (libraw_open_buffer), its message callbacks captured, half-size demosaic.
+        .target(name: "CRAWBridge", dependencies: ["CLibRaw", "CBridgeSupport"], linkerSettings: [.linkedLibrary("dl")]),
+        // Camera RAW: Masonry's own header (TIFF's directory walk, RAF's header), previews through JPEGCodec.
+        .target(name: "RAWCodec", dependencies: ["CodecCore", "CRAWBridge", "CBridgeSupport", "JPEGCodec", "TIFFCodec", "Raster"]),
         .target(name: "WaterfallLayout"),
         .target(name: "Raster", dependencies: ["CRasterKernels", "WorkerThreads"], swiftSettings: rasterSettings),
         // Raster's hot loops in AVX2, chosen at run time (same integers as Raster's Swift code).
@@ -136,19 +148,19 @@ let package = Package(
         .target(name: "CFileAt"),
         // masonry compare's --config: a JSON reader with positions, path globs, per-pair options and rules.
         .target(name: "CompareConfig", dependencies: ["ImageDiff"]),
-        .target(name: "MasonrySheet", dependencies: ["Digest", "CodecCore", "ColorManagement", "CLibDeflate", "PNGCodec", "WaterfallLayout", "Raster", "BitmapText", "TileCache", "JPEGCodec", "WebPCodec", "GIFCodec", "HEIFCodec", "TIFFCodec", "GalleryPage", "ImageDiff", "CompareConfig", "CFileAt", "WorkerThreads"]),
+        .target(name: "MasonrySheet", dependencies: ["Digest", "CodecCore", "ColorManagement", "CLibDeflate", "PNGCodec", "WaterfallLayout", "Raster", "BitmapText", "TileCache", "JPEGCodec", "WebPCodec", "GIFCodec", "HEIFCodec", "TIFFCodec", "RAWCodec", "GalleryPage", "ImageDiff", "CompareConfig", "CFileAt", "WorkerThreads"]),
         .target(name: "MasonryCLI", dependencies: ["MasonrySheet", "BitmapText", "ImageDiff", "CompareConfig", "WorkerThreads"]),
         // Thumbnails kept between runs (issue #15); CRC-32 from zlib.
         .target(name: "TileCache", dependencies: ["CLibZ", "WorkerThreads"]),
         .executableTarget(name: "masonry", dependencies: ["MasonryCLI", "MasonrySheet"]),
-        .executableTarget(name: "masonry-bench", dependencies: ["CodecCore", "ColorManagement", "MasonrySheet", "PNGCodec", "JPEGCodec", "TIFFCodec", "WaterfallLayout", "Raster", "SeededRandom", "WorkerThreads", "BitmapText"]),
+        .executableTarget(name: "masonry-bench", dependencies: ["CodecCore", "ColorManagement", "MasonrySheet", "PNGCodec", "JPEGCodec", "TIFFCodec", "RAWCodec", "WaterfallLayout", "Raster", "SeededRandom", "WorkerThreads"]),
         .target(name: "GalleryPage", dependencies: ["BitmapText"]),
         .executableTarget(name: "gallery-page-bench", dependencies: ["CodecCore", "GalleryPage", "PNGCodec", "BrowserHarness"]),
         // Headless Chromium over the DevTools pipe, for gallery-page-bench and the browser tests.
         .target(name: "BrowserHarness"),
 
         // Every parser of outside bytes as a fuzz target: libFuzzer (scripts/fuzz.sh) and FuzzReplayTests call it.
-        .target(name: "FuzzHarness", dependencies: ["CodecCore", "PNGCodec", "JPEGCodec", "WebPCodec", "GIFCodec", "HEIFCodec", "TIFFCodec", "CompareConfig", "TileCache", "MasonrySheet", "MasonryCLI", "ColorManagement", "BitmapText", "Raster"]),
+        .target(name: "FuzzHarness", dependencies: ["CodecCore", "PNGCodec", "JPEGCodec", "WebPCodec", "GIFCodec", "HEIFCodec", "TIFFCodec", "RAWCodec", "CompareConfig", "TileCache", "MasonrySheet", "MasonryCLI", "ColorManagement"]),
         // The libFuzzer driver over FuzzTargets (scripts/fuzz.sh); in an ordinary build, a replayer of files.
         .executableTarget(name: "masonry-fuzz", dependencies: ["FuzzHarness", "CSanitizerRuntime"]),
         // Declarations of the sanitizer runtimes' entry points (libFuzzer's driver, TSan's annotations); links nothing.
@@ -166,6 +178,7 @@ let package = Package(
         .testTarget(name: "GIFCodecTests", dependencies: ["CodecCore", "GIFCodec", "PNGCodec", "Raster", "TestSupport"], resources: [.copy("Fixtures")]),
         .testTarget(name: "HEIFCodecTests", dependencies: ["CodecCore", "HEIFCodec", "PNGCodec", "Raster", "TestSupport"], resources: [.copy("Fixtures")]),
         .testTarget(name: "TIFFCodecTests", dependencies: ["Digest", "CodecCore", "TIFFCodec", "ColorManagement", "PNGCodec", "Raster", "TestSupport"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "RAWCodecTests", dependencies: ["Digest", "CodecCore", "RAWCodec", "JPEGCodec", "PNGCodec", "Raster", "TestSupport"], resources: [.copy("Fixtures")]),
         .testTarget(name: "RasterTests", dependencies: ["CodecCore", "Raster", "TestSupport"], resources: [.copy("Fixtures")]),
         .testTarget(name: "MasonrySheetTests", dependencies: ["CodecCore", "MasonrySheet", "MasonryCLI", "WaterfallLayout", "BitmapText", "PNGCodec", "Raster", "TestSupport"], resources: [.copy("Fixtures")]),
         .testTarget(name: "BitmapTextTests", dependencies: ["CodecCore", "BitmapText", "MasonrySheet", "PNGCodec", "Raster", "TestSupport"], resources: [.copy("Fixtures")]),

@@ -74,6 +74,7 @@ struct mjpg_decoder {
     struct jpeg_progress_mgr progress;
     int fd;
     off_t offset;
+    off_t end;              // where the JPEG's bytes stop: the file's end, or a range's (a RAW's preview)
     uint8_t *buffer;
     uint8_t *cmyk_row;      // one CMYK output row, converted to RGB for the caller
     int stage;              // 0 created, 1 header read, 2 started, 3 finished, -1 failed
@@ -86,7 +87,9 @@ static void source_init(j_decompress_ptr cinfo) { (void)cinfo; }
 /// a picture (grey below the cut), with the warning as a trailing problem.
 static boolean source_fill(j_decompress_ptr cinfo) {
     mjpg_decoder *d = (mjpg_decoder *)cinfo;
-    ssize_t got = mb_pread_full(d->fd, d->buffer, IO_BUFFER_SIZE, d->offset);
+    size_t wanted = IO_BUFFER_SIZE;
+    if (d->end >= 0) wanted = d->offset >= d->end ? 0 : (size_t)(d->end - d->offset) < wanted ? (size_t)(d->end - d->offset) : wanted;
+    ssize_t got = wanted == 0 ? 0 : mb_pread_full(d->fd, d->buffer, wanted, d->offset);
     if (got < 0) {
         d->failure.status = MB_IO;
         snprintf(d->failure.text, sizeof d->failure.text, "read failed: %s", strerror(errno));
@@ -133,11 +136,18 @@ static void progress_check(j_common_ptr cinfo) {
 }
 
 mjpg_decoder *mjpg_decoder_create_fd(int fd, size_t memory_budget) {
+    return mjpg_decoder_create_fd_range(fd, 0, -1, memory_budget);
+}
+
+mjpg_decoder *mjpg_decoder_create_fd_range(int fd, off_t start, off_t length, size_t memory_budget) {
+    if (start < 0) return NULL;
     mjpg_decoder *d = calloc(1, sizeof *d);
     if (d == NULL) return NULL;
     d->buffer = malloc(IO_BUFFER_SIZE);
     if (d->buffer == NULL) { free(d); return NULL; }
     d->fd = fd;
+    d->offset = start;
+    d->end = length < 0 ? -1 : start + length;
     failure_init(&d->failure);
     d->cinfo.err = &d->failure.pub;
     if (setjmp(d->failure.jump)) {   // jpeg_create_decompress fails only without memory

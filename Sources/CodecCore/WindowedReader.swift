@@ -14,6 +14,8 @@ public struct WindowedReader {
     /// Where `read(_:)`, `byte()` and `skip(_:)` continue.
     public var offset = 0
     private let file: InputFile?
+    /// Where in the file offset 0 is (a range of a larger file: a RAW's embedded JPEG).
+    private let base: Int
     private var window: [UInt8]
     private var windowStart = 0
     private let windowSize: Int
@@ -23,8 +25,15 @@ public struct WindowedReader {
 
     /// Reads `file` with positioned reads (the descriptor's offset is never used).
     public init(file: InputFile, windowSize: Int = WindowedReader.defaultWindowSize) {
+        self.init(file: file, range: 0 ..< file.size, windowSize: windowSize)
+    }
+
+    /// Reads `range` of `file` as if it were the whole file (offsets count from its start; the
+    /// part of it past the file's end reads as missing).
+    public init(file: InputFile, range: Range<Int>, windowSize: Int = WindowedReader.defaultWindowSize) {
         self.file = file
-        self.size = file.size
+        base = max(0, range.lowerBound)
+        size = max(0, min(range.upperBound, file.size) - base)
         self.windowSize = max(windowSize, 1)
         window = []
     }
@@ -32,6 +41,7 @@ public struct WindowedReader {
     /// Reads bytes held in memory: the window is all of them.
     public init(bytes: [UInt8]) {
         file = nil
+        base = 0
         size = bytes.count
         windowSize = max(bytes.count, 1)
         window = bytes
@@ -46,7 +56,7 @@ public struct WindowedReader {
         }
         guard let file else { return [] }
         var block = [UInt8](repeating: 0, count: max(wanted, min(windowSize, size - offset)))
-        let got = try block.withUnsafeMutableBufferPointer { buffer throws(ImageError) in try file.read(at: offset, into: buffer) }
+        let got = try block.withUnsafeMutableBufferPointer { buffer throws(ImageError) in try file.read(at: base + offset, into: buffer) }
         block.removeLast(block.count - got)
         window = block
         windowStart = offset

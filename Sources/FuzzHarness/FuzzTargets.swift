@@ -16,6 +16,8 @@ public enum FuzzTargets {
         .heifDecode,
         .tiffHeader,
         .tiffDecode,
+        .rawHeader,
+        .rawDecode,
         .compareConfig,
         .compareGlob,
         .cacheEntry,

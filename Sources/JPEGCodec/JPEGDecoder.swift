@@ -54,11 +54,18 @@ public final class JPEGDecoder: RowSource {
     /// file that is not a readable JPEG or is over the limits.
     /// `cmykTransform` (an `.invertedCMYK8` transform) converts a CMYK or YCCK file's samples
     /// through its profile; other files ignore it.
-    public init(file: InputFile, limits: DecodeLimits, minimumWidth: Int, minimumHeight: Int,
+    /// `range`, when given, is where the JPEG lies in `file` (a camera RAW's embedded preview):
+    /// only those bytes are read, as if they were the whole file.
+    public init(file: InputFile, range: Range<Int>? = nil, limits: DecodeLimits, minimumWidth: Int, minimumHeight: Int,
                 memoryBudget: Int = JPEGDecoder.defaultMemoryBudget, cmykTransform: ColorTransform? = nil) throws(ImageError) {
-        let header = try JPEGHeader(file: file)
+        let header = if let range { try JPEGHeader(file: file, range: range) } else { try JPEGHeader(file: file) }
         if let refusal = limits.refusal(width: header.width, height: header.height) { throw refusal }
-        guard let bridge = mjpg_decoder_create_fd(file.descriptor, max(memoryBudget, 0)) else {
+        let opened = if let range {
+            mjpg_decoder_create_fd_range(file.descriptor, off_t(range.lowerBound), off_t(range.count), max(memoryBudget, 0))
+        } else {
+            mjpg_decoder_create_fd(file.descriptor, max(memoryBudget, 0))
+        }
+        guard let bridge = opened else {
             throw ImageError(.outOfMemory)
         }
         self.bridge = bridge

@@ -44,6 +44,12 @@ public struct JPEGHeader: Sendable, Hashable {
         try self.init(reader: &reader)
     }
 
+    /// Reads the header of a JPEG that is `range` of an open file (a camera RAW's preview).
+    public init(file: InputFile, range: Range<Int>) throws(ImageError) {
+        var reader = WindowedReader(file: file, range: range, windowSize: 4096)
+        try self.init(reader: &reader)
+    }
+
     /// Reads the header of a JPEG held in memory.
     public init(bytes: [UInt8]) throws(ImageError) {
         var reader = WindowedReader(bytes: bytes)

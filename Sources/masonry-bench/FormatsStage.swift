@@ -55,7 +55,7 @@ private func decodeFullSize(_ path: String) throws -> Int {
     return decoder.width * decoder.height
 }
 
-private func files(in folder: String) -> [String] {
+func files(in folder: String) -> [String] {
     let names = ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).sorted()
     let paths = names.map { folder + "/" + $0 }
     let sizes = paths.map { (try? FileManager.default.attributesOfItem(atPath: $0)[.size] as? Int) ?? 0 }

@@ -38,6 +38,8 @@ struct BenchOptions {
     var formatsOnly = false
     /// Run only the TIFF part of the formats stage (FormatsStage.swift).
     var tiffOnly = false
+    /// Run only the camera RAW stage (RAWStage.swift).
+    var rawOnly = false
     /// Run only the colour stage (ColorStage.swift).
     var colorOnly = false
     /// Run only the plan-scale stage (PlanScaleStage.swift).
@@ -70,6 +72,7 @@ func parseOptions() -> BenchOptions {
         case "--small-files-only": options.smallFilesOnly = true
         case "--formats-only": options.formatsOnly = true
         case "--tiff-only": options.tiffOnly = true
+        case "--raw-only": options.rawOnly = true
         case "--color-only": options.colorOnly = true
         case "--plan-scale-only": options.planScaleOnly = true
         case "--caption-scripts-only": options.captionScriptsOnly = true
@@ -91,6 +94,9 @@ func parseOptions() -> BenchOptions {
               --formats-only  run only the WebP, GIF, HEIC, AVIF and TIFF stage (40 photos converted once by
                            scripts/make-bench-format-corpus.py; quick 12)
               --tiff-only  run only its TIFF part: masonry against libtiff's own full decode
+              --raw-only  run only the camera RAW stage: 40 DNGs with full-size previews (made once by
+                           scripts/make-raw-fixtures.py --bench); masonry against the previews' DCT-scaled
+                           decode, and LibRaw's half-size demosaic of every file (quick 12)
               --color-only  run only the colour stage (the JPEG corpus with a Display P3 profile vs untagged)
               --plan-scale-only  run only the plan-scale stage: masonry --plan-only --plan over 100 k, 300 k and
                            1 M small PNGs (hard links in nested folders, made once in <corpus>/plan-scale)
@@ -484,6 +490,13 @@ do {
     if options.formatsOnly {
         try formatsStage(photosFolder: corpusRoot + "/photos", root: corpusRoot, masonry: masonry, outDir: outDir,
                          cores: cores, runs: runs, count: formatPhotos)
+        printTable()
+        for row in results where !row.note.isEmpty { print("  \(row.stage) / \(row.metric): \(row.note)") }
+        exit(0)
+    }
+    if options.rawOnly {
+        try rawStage(photosFolder: corpusRoot + "/photos", corpus: corpusRoot + "/formats", masonry: masonry, outDir: outDir,
+                     cores: cores, runs: runs, count: formatPhotos)
         printTable()
         for row in results where !row.note.isEmpty { print("  \(row.stage) / \(row.metric): \(row.note)") }
         exit(0)

@@ -102,6 +102,39 @@ import TestSupport
         #expect(try ImageFormats.format(ofPrefix: Array(avif.prefix(ImageFormats.detectionPrefixBytes))) == ImageFormats.avif)
         let heic = try Self.sample(of: ImageFormats.heif)
         #expect(try ImageFormats.format(ofPrefix: Array(heic.prefix(ImageFormats.detectionPrefixBytes))) == ImageFormats.heif)
+
+        // RAW inside TIFF: DNG by its DNGVersion; without it, a TIFF whose IFD0 is a thumbnail
+        // with SubIFDs is a RAW only when a RAW maker made it; a plain TIFF stays TIFF.
+        func format(_ bytes: [UInt8]) throws -> ImageFormat {
+            try ImageFormats.format(ofPrefix: Array(bytes.prefix(ImageFormats.detectionPrefixBytes)))
+        }
+        let dng = try Self.sample(of: ImageFormats.raw)
+        #expect(try format(dng) == ImageFormats.raw)
+        let tiff = try Self.sample(of: ImageFormats.tiff)
+        #expect(try format(tiff) == ImageFormats.tiff)
+        func replacing(_ old: [UInt8], with new: [UInt8], in bytes: [UInt8]) -> [UInt8] {
+            let at = (0 ... bytes.count - old.count).first { Array(bytes[$0 ..< $0 + old.count]) == old }!
+            var copy = bytes
+            copy.replaceSubrange(at ..< at + old.count, with: new)
+            return copy
+        }
+        // DNGVersion (50706, little-endian 0x12 0xC6) renamed to an unknown tag: a TIFF of an unknown maker.
+        let noDNGVersion = replacing([0x12, 0xC6, 0x01, 0x00], with: [0x50, 0xC3, 0x01, 0x00], in: dng)
+        #expect(try format(noDNGVersion) == ImageFormats.tiff)
+        #expect(try format(replacing(Array("Masonry\0".utf8), with: Array("NIKON\0\0\0".utf8), in: noDNGVersion)) == ImageFormats.raw)
+        // A RAW maker's TIFF whose IFD0 is the picture (no thumbnail flag, SubIFDs or CFA) stays TIFF.
+        let makerTIFF = replacing([0x4A, 0x01, 0x04, 0x00], with: [0x4B, 0x01, 0x04, 0x00], in:      // SubIFDs (330) renamed
+            replacing([0xFE, 0x00, 0x04, 0x00, 0x01, 0x00, 0x00, 0x00, 0x01], with: [0xFE, 0x00, 0x04, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00],
+                      in: replacing(Array("Masonry\0".utf8), with: Array("NIKON\0\0\0".utf8), in: noDNGVersion)))
+        #expect(try format(makerTIFF) == ImageFormats.tiff)
+        // The makers' own signatures: CR2's "CR" after a TIFF header, ORF, RW2, RAF, CR3's brand.
+        var cr2 = tiff
+        cr2.replaceSubrange(8 ..< 10, with: Array("CR".utf8))
+        #expect(try format(cr2) == ImageFormats.raw)
+        for start in ["IIRO", "IIRS", "IIU\0", "FUJIFILMCCD-RAW ", "\0\0\0\u{18}ftypcrx "] {
+            #expect(try format(Array(start.utf8) + [UInt8](repeating: 0, count: 64)) == ImageFormats.raw, "\(start)")
+        }
+        #expect(throws: ImageError.self) { try format(Array("IIU*".utf8) + [UInt8](repeating: 0, count: 64)) }
     }
 
     @Test func aFileOfNoKnownFormatIsSkippedNamingEveryFormat() throws {
@@ -178,6 +211,8 @@ import TestSupport
             let expected = switch format.name {
             case "HEIF", "AVIF": source.decodedPixels * 8
             case "GIF": source.width * source.height
+            // LibRaw's half-size demosaic: the file in memory and 5 bytes a sensor pixel.
+            case "RAW": try Self.sample(of: format).count + 5 * source.width * source.height
             default: 0
             }
             #expect(source.wholePictureBytes == expected, "\(format): \(source.wholePictureBytes)")

@@ -11,6 +11,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "bridge_support.h"
 
@@ -36,6 +37,10 @@ typedef struct mjpg_decoder mjpg_decoder;
 int mjpg_library_version(void);
 
 mjpg_decoder *mjpg_decoder_create_fd(int fd, size_t memory_budget);
+/// A decoder reading only `length` bytes from `start` of the descriptor (a JPEG inside another
+/// file: a camera RAW's embedded preview); past them it sees the end of the file. A negative
+/// `length` reads to the file's end.
+mjpg_decoder *mjpg_decoder_create_fd_range(int fd, off_t start, off_t length, size_t memory_budget);
 void mjpg_decoder_destroy(mjpg_decoder *decoder);
 /// The last error's text (empty when none). Owned by the decoder.
 const char *mjpg_decoder_message(const mjpg_decoder *decoder);

@@ -4,6 +4,7 @@ import HEIFCodec
 import JPEGCodec
 import CodecCore
 import PNGCodec
+import RAWCodec
 import Raster
 import TIFFCodec
 import WebPCodec
@@ -42,13 +43,17 @@ public final class ImageFormat: Sendable, Hashable, CustomStringConvertible {
     /// the resampled RGBA rows.
     let openConvertingDecoder: (@Sendable (_ file: InputFile, _ limits: DecodeLimits, _ minimumWidth: Int, _ minimumHeight: Int,
                                            _ transform: ColorTransform) throws(ImageError) -> (header: SourceHeader, rows: any RowSource))?
+    /// What the manifest item adds for a picture of this format drawn to at least `target`
+    /// (stored orientation), from its header alone: a RAW's `rawSource`. Nil for none.
+    let manifestFields: (@Sendable (_ header: SourceHeader, _ target: DecodeTarget) -> [(key: String, value: String)])?
 
     init(name: String, folderExtensions: [String], decoderVersion: @autoclosure @escaping @Sendable () -> String, detection: FormatDetection, shrink: ShrinkOnLoad,
          readHeader: @escaping @Sendable (_ file: InputFile) throws(ImageError) -> SourceHeader,
          openDecoder: @escaping @Sendable (_ file: InputFile, _ limits: DecodeLimits, _ minimumWidth: Int, _ minimumHeight: Int)
             throws(ImageError) -> (header: SourceHeader, rows: any RowSource),
          openConvertingDecoder: (@Sendable (_ file: InputFile, _ limits: DecodeLimits, _ minimumWidth: Int, _ minimumHeight: Int,
-                                            _ transform: ColorTransform) throws(ImageError) -> (header: SourceHeader, rows: any RowSource))? = nil) {
+                                            _ transform: ColorTransform) throws(ImageError) -> (header: SourceHeader, rows: any RowSource))? = nil,
+         manifestFields: (@Sendable (_ header: SourceHeader, _ target: DecodeTarget) -> [(key: String, value: String)])? = nil) {
         self.name = name
         self.folderExtensions = folderExtensions
         versionOfDecoder = decoderVersion
@@ -57,6 +62,7 @@ public final class ImageFormat: Sendable, Hashable, CustomStringConvertible {
         self.readHeader = readHeader
         self.openDecoder = openDecoder
         self.openConvertingDecoder = openConvertingDecoder
+        self.manifestFields = manifestFields
     }
 
     public static func == (a: ImageFormat, b: ImageFormat) -> Bool { a.name == b.name }
@@ -90,8 +96,9 @@ struct FormatDetection: Sendable {
 
 /// What the header pass learns of a picture, whatever its format.
 ///
-/// Stored in 40 bytes (a million planned images hold one each): sides and frame count as 32-bit
-/// values, the colour decision behind one reference, none for an untagged picture.
+/// Stored in 48 bytes (a million planned images hold one each): sides and frame count as 32-bit
+/// values, the colour decision behind one reference, none for an untagged picture, and the
+/// embedded pictures' sizes (an empty array for every format but RAW).
 public struct SourceHeader: Sendable, Hashable {
     private let storedWidth: UInt32
     private let storedHeight: UInt32
@@ -108,6 +115,9 @@ public struct SourceHeader: Sendable, Hashable {
     /// 256 MiB). Saturates rather than overflows: a header may claim any size.
     public let wholePictureBytes: Int
     private let colorBox: ColorBox?
+    /// The sizes of the smaller pictures a decoder may draw instead (a RAW's JPEG previews), in
+    /// the stored orientation; what the manifest's `rawSource` is decided from.
+    public let embeddedPictures: [PictureSize]
 
     /// The size as stored, before `orientation`.
     public var width: Int { Int(storedWidth) }
@@ -122,21 +132,24 @@ public struct SourceHeader: Sendable, Hashable {
     /// Sides and frame count are kept as 32-bit values (every format's header stores them so;
     /// larger values saturate).
     public init(width: Int, height: Int, orientation: ExifOrientation = .up, frameCount: Int = 1,
-                decodedPixels: Int? = nil, wholePictureBytes: Int = 0, color: ColorDecision = .untagged) {
+                decodedPixels: Int? = nil, wholePictureBytes: Int = 0, color: ColorDecision = .untagged,
+                embeddedPictures: [PictureSize] = []) {
         self.init(width: width, height: height, orientation: orientation, frameCount: frameCount, decodedPixels: decodedPixels,
                   wholePictureBytes: wholePictureBytes,
-                  colorBox: color == .untagged ? nil : ColorBox(decision: color, name: color.space.manifestName))
+                  colorBox: color == .untagged ? nil : ColorBox(decision: color, name: color.space.manifestName),
+                  embeddedPictures: embeddedPictures)
     }
 
     /// A header known from a plan file: its colour space by name only (drawn as untagged if it
     /// were painted; a page job reads its pages' headers again instead).
     init(width: Int, height: Int, orientation: ExifOrientation, frameCount: Int, colorName: String) {
         self.init(width: width, height: height, orientation: orientation, frameCount: frameCount, decodedPixels: nil,
-                  wholePictureBytes: 0, colorBox: colorName == "untagged" ? nil : ColorBox(decision: .untagged, name: colorName))
+                  wholePictureBytes: 0, colorBox: colorName == "untagged" ? nil : ColorBox(decision: .untagged, name: colorName),
+                  embeddedPictures: [])
     }
 
     private init(width: Int, height: Int, orientation: ExifOrientation, frameCount: Int, decodedPixels: Int?,
-                 wholePictureBytes: Int, colorBox: ColorBox?) {
+                 wholePictureBytes: Int, colorBox: ColorBox?, embeddedPictures: [PictureSize]) {
         storedWidth = UInt32(clamping: width)
         storedHeight = UInt32(clamping: height)
         storedFrameCount = UInt32(clamping: frameCount)
@@ -144,6 +157,7 @@ public struct SourceHeader: Sendable, Hashable {
         self.decodedPixels = decodedPixels ?? width * height
         self.wholePictureBytes = wholePictureBytes
         self.colorBox = colorBox
+        self.embeddedPictures = embeddedPictures
     }
 
     /// A colour decision and its manifest name, shared by reference.
@@ -163,6 +177,12 @@ public struct SourceHeader: Sendable, Hashable {
         let (ab, first) = a.multipliedReportingOverflow(by: b)
         let (abc, second) = ab.multipliedReportingOverflow(by: c)
         return first || second ? .max : abc
+    }
+
+    /// A picture's size, stored orientation.
+    public struct PictureSize: Sendable, Hashable {
+        public let width: Int
+        public let height: Int
     }
 
     /// The size as shown, which the layout uses.
@@ -257,8 +277,32 @@ public enum ImageFormats {
             return (SourceHeader(decoder.header), decoder)
         })
 
+    /// Camera RAW through LibRaw, preview first: the smallest embedded JPEG preview at least
+    /// twice the tile (JPEGCodec's decoder over its byte range), else LibRaw's half-size
+    /// demosaic; the RAW's orientation, not the preview's. Recognised inside TIFF by its IFD0
+    /// (DNGVersion, a RAW maker's thumbnail or sensor directory, CR2's marker), and by RAF's,
+    /// CR3's, ORF's and RW2's own signatures; a TIFF that is no RAW stays TIFF's.
+    static let raw = ImageFormat(
+        name: "RAW",
+        folderExtensions: [".dng", ".cr2", ".cr3", ".crw", ".nef", ".nrw", ".arw", ".sr2", ".srf", ".raf", ".orf", ".rw2", ".rwl",
+                           ".pef", ".erf", ".3fr", ".fff", ".iiq", ".mef", ".mos", ".kdc", ".dcr", ".x3f", ".srw"],
+        decoderVersion: RAWDecoder.libraryVersion,
+        detection: FormatDetection(prefixBytes: RAWHeader.signaturePrefixBytes, priority: FormatDetection.specialised) { prefix in
+            RAWHeader.container(prefix: prefix) != nil
+        },
+        shrink: [.embeddedPictures, .dctEighths],
+        readHeader: { file throws(ImageError) in SourceHeader(try RAWHeader(file: file), fileSize: file.size) },
+        openDecoder: { file, limits, minimumWidth, minimumHeight throws(ImageError) in
+            let decoder = try RAWDecoder(file: file, limits: limits, minimumWidth: minimumWidth, minimumHeight: minimumHeight)
+            return (SourceHeader(decoder.header, fileSize: file.size), decoder)
+        },
+        manifestFields: { header, target in
+            let sizes = header.embeddedPictures.map { (width: $0.width, height: $0.height) }
+            return [("rawSource", RAWHeader.source(previewSizes: sizes, target: target).manifestName)]
+        })
+
     /// Every format the tool reads.
-    public static let all: [ImageFormat] = [png, jpeg, webp, gif, heif, avif, tiff]
+    public static let all: [ImageFormat] = [png, jpeg, webp, gif, heif, avif, tiff, raw]
 
     /// Every extension a folder scan picks up.
     static let folderExtensions: [[UInt8]] = all.flatMap(\.folderExtensions).map { Array($0.utf8) }
@@ -401,6 +445,14 @@ extension SourceHeader {
         self.init(width: heif.width, height: heif.height, orientation: heif.orientation, frameCount: heif.frameCount,
                   decodedPixels: heif.codedWidth * heif.codedHeight,
                   wholePictureBytes: Self.saturatingProduct(heif.codedWidth, heif.codedHeight, 8), color: color.decision(for: .rgb))
+    }
+
+    /// A RAW: its previews' sizes for the manifest; what a half-size demosaic holds counted whole
+    /// (LibRaw makes it in one call), whether or not a tile ends up drawn from a preview.
+    init(_ raw: RAWHeader, fileSize: Int) {
+        self.init(width: raw.width, height: raw.height, orientation: raw.orientation,
+                  wholePictureBytes: raw.demosaicBytes(fileSize: fileSize),
+                  embeddedPictures: raw.previews.map { PictureSize(width: $0.width, height: $0.height) })
     }
 
     /// A TIFF's first page: its ICC profile (grey, RGB or CMYK by its photometric

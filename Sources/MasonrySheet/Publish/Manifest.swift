@@ -1,3 +1,4 @@
+import CodecCore
 import WaterfallLayout
 import Raster
 
@@ -30,6 +31,12 @@ struct Manifest {
                                            ("sourceWidth", .int(image.width)), ("sourceHeight", .int(image.height)),
                                            ("format", .string(image.format.name))]
             if image.source.frameCount > 1 { added.append(("frames", .int(image.source.frameCount))) }
+            if let fields = image.format.manifestFields {
+                let shown = tile.imageFrame
+                let target = image.orientation.displaySize(width: shown.width, height: shown.height)
+                let decodeTarget = DecodeTarget(minimumWidth: target.width, minimumHeight: target.height)
+                added += fields(image.source, decodeTarget).map { ($0.key, .string($0.value)) }
+            }
             // The source's colour space as its file describes it (with or without --no-color-management).
             added.append(("color", .string(image.colorName)))
             if version >= 2 { added.append(("page", .int(layout.page(ofTile: tile.index) + 1))) }

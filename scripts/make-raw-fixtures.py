@@ -1,0 +1,298 @@
+#!/usr/bin/env python3
+"""Camera RAW fixtures for RAWCodecTests, and masonry-bench's RAW corpus: DNG files written by this
+script's own small TIFF writer (every tag spelled out, so the layout is known byte for byte), with a
+Bayer sensor image of a synthetic scene and optional embedded JPEG previews encoded by Pillow.
+
+    python3 scripts/make-raw-fixtures.py                  # Tests/RAWCodecTests/Fixtures, the RAW format sample
+    python3 scripts/make-raw-fixtures.py --bench SOURCE_FOLDER TARGET_FOLDER [COUNT]
+
+The references come from outside Masonry: rawpy's (LibRaw's) own `postprocess(half_size=True,
+user_flip=0, output_bps=8)` for the demosaic, Pillow's decode of the embedded preview for the
+preview path, each written as `<name>.demosaic.png` / `<name>.preview.png`; `references.txt` lists
+each fixture's expected size, orientation and source. Needs `pip install rawpy pillow numpy`
+(scripts/install-python-tools.sh).
+
+The bench mode turns each of COUNT photos (PNG, default 40, of those whose shorter side is at
+least 600 px) of SOURCE_FOLDER, scaled to a longer side of 6000 px (24 MP at 3:2), into a DNG with
+a full-size JPEG preview (quality 90, as cameras write them) and a 160 px
+thumbnail, in TARGET_FOLDER/raw/.
+"""
+import io
+import pathlib
+import struct
+import sys
+
+import numpy
+from PIL import Image
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+FIXTURES = ROOT / "Tests" / "RAWCodecTests" / "Fixtures"
+
+# CFA colours: 0 red, 1 green, 2 blue, in row order of the 2×2 repeat.
+PATTERNS = {"RGGB": [0, 1, 1, 2], "BGGR": [2, 1, 1, 0], "GRBG": [1, 0, 2, 1], "GBRG": [1, 2, 0, 1]}
+WHITE = 4095
+
+
+def scene(width, height):
+    """A smooth colourful picture (sRGB 8-bit) with an asymmetric mark so orientation shows."""
+    y, x = numpy.mgrid[0:height, 0:width].astype(numpy.float64)
+    red = 40 + 180 * x / width
+    green = 60 + 150 * y / height
+    blue = 120 + 100 * numpy.sin(x / width * 3.1 + y / height * 1.7)
+    picture = numpy.stack([red, green, blue], axis=-1)
+    picture[: height // 4, : width // 3] = [230, 40, 40]        # a red block at the top left
+    picture[height // 2 :, width * 3 // 4 :] = [30, 30, 200]    # a blue block at the bottom right
+    return numpy.clip(picture, 0, 255).astype(numpy.uint8)
+
+
+def mosaic(rgb, pattern):
+    """The sensor image: each photosite keeps its CFA colour, linearised, scaled to 12 bits."""
+    linear = (rgb.astype(numpy.float64) / 255.0) ** 2.2
+    height, width, _ = rgb.shape
+    sensor = numpy.zeros((height, width), numpy.uint16)
+    colours = PATTERNS[pattern]
+    for index, colour in enumerate(colours):
+        dy, dx = divmod(index, 2)
+        sensor[dy::2, dx::2] = numpy.round(linear[dy::2, dx::2, colour] * WHITE)
+    return sensor
+
+
+def jpeg(rgb, size=None, quality=90, exif_orientation=None):
+    """A JPEG of `rgb` (resized to `size`); with `exif_orientation`, an EXIF block saying it (a
+    preview whose orientation disagrees with the RAW's, which must be ignored)."""
+    picture = Image.fromarray(rgb)
+    if size:
+        picture = picture.resize(size, Image.Resampling.LANCZOS)
+    out = io.BytesIO()
+    options = {}
+    if exif_orientation:
+        exif = Image.Exif()
+        exif[0x0112] = exif_orientation
+        options["exif"] = exif.tobytes()
+    picture.save(out, "JPEG", quality=quality, **options)
+    return out.getvalue()
+
+
+class TIFFWriter:
+    """Little-endian classic TIFF: IFDs laid out in order, values after each table."""
+
+    TYPES = {"B": (1, 1), "A": (2, 1), "S": (3, 2), "L": (4, 4), "R": (5, 8), "SR": (10, 8), "U": (7, 1)}
+
+    def __init__(self):
+        self.data = bytearray(b"II*\x00\x00\x00\x00\x00")
+
+    def blob(self, payload):
+        while len(self.data) % 2:
+            self.data.append(0)
+        offset = len(self.data)
+        self.data += payload
+        return offset
+
+    @staticmethod
+    def encode(kind, values):
+        if kind == "A":
+            return values.encode() + b"\x00", len(values) + 1
+        if kind == "U":
+            return bytes(values), len(values)
+        code = {"B": "B", "S": "H", "L": "I"}.get(kind)
+        if code:
+            return struct.pack("<%d%s" % (len(values), code), *values), len(values)
+        packed = b"".join(struct.pack("<ii" if kind == "SR" else "<II", *pair) for pair in values)
+        return packed, len(values)
+
+    def directory(self, entries):
+        """Writes an IFD of (tag, kind, values); returns (offset, position of its next-IFD field)."""
+        while len(self.data) % 2:
+            self.data.append(0)
+        offset = len(self.data)
+        entries = sorted(entries)
+        table = bytearray(struct.pack("<H", len(entries)))
+        pending = []
+        body_start = offset + 2 + 12 * len(entries) + 4
+        extra = bytearray()
+        for tag, kind, values in entries:
+            code, size = self.TYPES[kind]
+            payload, count = self.encode(kind, values)
+            if len(payload) <= 4:
+                table += struct.pack("<HHI", tag, code, count) + payload.ljust(4, b"\x00")
+            else:
+                if (body_start + len(extra)) % 2:
+                    extra.append(0)
+                table += struct.pack("<HHII", tag, code, count, body_start + len(extra))
+                extra += payload
+        next_field = offset + len(table)
+        table += b"\x00\x00\x00\x00"
+        self.data += table + extra
+        return offset, next_field
+
+    def patch(self, position, value):
+        self.data[position : position + 4] = struct.pack("<I", value)
+
+
+def write_dng(path, rgb, pattern="RGGB", orientation=1, previews=(), make="Masonry", model="Fixture"):
+    """A DNG as cameras lay one out: the directories first (IFD0 at offset 8, where detection reads
+    it), then the previews' and the sensor's bytes. IFD0 is the first preview (or the sensor when
+    there is none); more previews and the sensor are SubIFDs. `previews` are JPEG byte strings."""
+    height, width, _ = rgb.shape
+    sensor = mosaic(rgb, pattern).tobytes()
+    common = [
+        (271, "A", make), (272, "A", model), (274, "S", [orientation]),
+        (50706, "B", [1, 4, 0, 0]), (50707, "B", [1, 1, 0, 0]), (50708, "A", f"{make} {model}"),
+        # A camera whose sensor sees linear sRGB: ColorMatrix1 (XYZ to camera) is XYZ to linear sRGB (D65).
+        (50721, "SR", [(32406, 10000), (-15372, 10000), (-4986, 10000), (-9689, 10000), (18758, 10000), (415, 10000),
+                       (557, 10000), (-2040, 10000), (10570, 10000)]),
+        (50778, "S", [21]), (50728, "R", [(1, 1), (1, 1), (1, 1)]),
+    ]
+    payloads = list(previews) + [sensor]
+
+    def build(blob_offsets, sub_offsets):
+        writer = TIFFWriter()
+
+        def sensor_entries():
+            return [(254, "L", [0]), (256, "L", [width]), (257, "L", [height]), (258, "S", [16]), (259, "S", [1]),
+                    (262, "S", [32803]), (273, "L", [blob_offsets[-1]]), (277, "S", [1]), (278, "L", [height]),
+                    (279, "L", [len(sensor)]), (284, "S", [1]), (33421, "S", [2, 2]), (33422, "B", PATTERNS[pattern]),
+                    (50714, "L", [0]), (50717, "L", [WHITE])]
+
+        def preview_entries(index):
+            p = Image.open(io.BytesIO(previews[index]))
+            return [(254, "L", [1]), (256, "L", [p.width]), (257, "L", [p.height]), (258, "S", [8, 8, 8]), (259, "S", [7]),
+                    (262, "S", [6]), (273, "L", [blob_offsets[index]]), (277, "S", [3]), (278, "L", [p.height]),
+                    (279, "L", [len(previews[index])]), (284, "S", [1])]
+
+        directories = []
+        if previews:
+            directories.append(preview_entries(0) + common + [(330, "L", sub_offsets)])
+            directories += [preview_entries(index) for index in range(1, len(previews))] + [sensor_entries()]
+        else:
+            directories.append(sensor_entries() + common)
+        offsets = [writer.directory(entries)[0] for entries in directories]
+        writer.patch(4, offsets[0])
+        placed = [writer.blob(payload) for payload in payloads]
+        return bytes(writer.data), offsets[1:], placed
+
+    subs = len(previews)   # the other previews and the sensor
+    _, sub_offsets, blob_offsets = build([0] * len(payloads), [0] * subs if previews else [])
+    data, check_subs, check_blobs = build(blob_offsets, sub_offsets)
+    assert (check_subs, check_blobs) == (sub_offsets, blob_offsets)
+    path.write_bytes(data)
+
+
+# name, sensor size, CFA, orientation, previews (sizes; None for full size). bggr-preview-rot90's
+# previews carry an EXIF Orientation of 3 (180°), which disagrees with its IFD0's 6.
+FIXTURE_SET = [
+    ("rggb-preview-full", (192, 128), "RGGB", 1, [(48, 32), None]),
+    ("bggr-preview-rot90", (192, 128), "BGGR", 6, [(48, 32), None]),
+    ("grbg-preview-rot180", (160, 120), "GRBG", 3, [None]),
+    ("gbrg-thumb-only-rot270", (192, 128), "GBRG", 8, [(48, 32)]),
+    ("rggb-no-preview", (160, 96), "RGGB", 1, []),
+    ("bggr-no-preview-mirrored", (128, 96), "BGGR", 2, []),
+]
+
+
+def make_fixtures():
+    import rawpy
+
+    FIXTURES.mkdir(parents=True, exist_ok=True)
+    lines = ["# name width height orientation previews(WxH,...) — written by scripts/make-raw-fixtures.py"]
+    for name, (width, height), pattern, orientation, sizes in FIXTURE_SET:
+        rgb = scene(width, height)
+        previews = [jpeg(rgb, size, exif_orientation=3 if name == "bggr-preview-rot90" else None) for size in sizes]
+        # The largest preview first in IFD0 when there are several, as cameras do.
+        previews.sort(key=len, reverse=True)
+        path = FIXTURES / f"{name}.dng"
+        write_dng(path, rgb, pattern, orientation, previews)
+        with rawpy.imread(str(path)) as raw:
+            half = raw.postprocess(half_size=True, user_flip=0, output_bps=8)
+        Image.fromarray(half).save(FIXTURES / f"{name}.demosaic.png", optimize=True)
+        if previews:
+            Image.open(io.BytesIO(previews[0])).convert("RGB").save(FIXTURES / f"{name}.preview.png", optimize=True)
+        shapes = ",".join("%dx%d" % Image.open(io.BytesIO(p)).size for p in previews) or "-"
+        lines.append(f"{name} {width} {height} {orientation} {shapes}")
+    (FIXTURES / "references.txt").write_text("\n".join(lines) + "\n")
+    # The format table's RAW sample (Tests/MasonrySheetTests/Fixtures/Formats, the others by
+    # scripts/make-format-samples.py): its 48×32 picture as a sensor image with a full-size preview.
+    picture = Image.open(ROOT / "SampleImages/01-astronaut.png").convert("RGB").resize((48, 32), Image.LANCZOS)
+    rgb = numpy.asarray(picture)
+    write_dng(ROOT / "Tests/MasonrySheetTests/Fixtures/Formats/sample.dng", rgb, "RGGB", 1, [jpeg(rgb)])
+
+
+def list_real_samples():
+    """rawpy's (LibRaw's) sizes of the real camera samples (ExifTool's test images, metadata with
+    the pixel data stripped; see Fixtures/exiftool/LICENSE.md): the outside reference the header
+    walk is checked against."""
+    import rawpy
+
+    folder = FIXTURES / "exiftool"
+    lines = ["# name width height flip (LibRaw's, through rawpy), or 'unsupported' — written by scripts/make-raw-fixtures.py"]
+    for path in sorted(folder.iterdir()):
+        if path.suffix in (".md", ".txt"):
+            continue
+        try:
+            with rawpy.imread(str(path)) as raw:
+                lines.append(f"{path.name} {raw.sizes.width} {raw.sizes.height} {raw.sizes.flip}")
+        except rawpy.LibRawError:
+            lines.append(f"{path.name} unsupported")
+    (folder / "rawpy-sizes.txt").write_text("\n".join(lines) + "\n")
+
+
+def make_hostile_seeds():
+    """The fuzz targets' hostile seeds, from rggb-preview-full.dng: an IFD loop, a preview length
+    past the end, a claimed 200000×150000 sensor, a cut inside the sensor data."""
+    data = bytearray((FIXTURES / "rggb-preview-full.dng").read_bytes())
+
+    def entry(ifd, tag):
+        for index in range(struct.unpack_from("<H", data, ifd)[0]):
+            if struct.unpack_from("<H", data, ifd + 2 + 12 * index)[0] == tag:
+                return ifd + 2 + 12 * index
+        raise SystemExit(f"no tag {tag}")
+
+    ifd0 = struct.unpack_from("<I", data, 4)[0]
+    subs_at = struct.unpack_from("<I", data, entry(ifd0, 330) + 8)[0]
+    sensor = struct.unpack_from("<I", data, subs_at + 4)[0]
+    seeds = {}
+    loop = bytearray(data)
+    struct.pack_into("<I", loop, sensor + 2 + 12 * struct.unpack_from("<H", data, sensor)[0], ifd0)
+    seeds["hostile-ifd-loop.dng"] = loop
+    past = bytearray(data)
+    struct.pack_into("<I", past, entry(ifd0, 279) + 8, 0x7FFF0000)
+    seeds["hostile-preview-past-end.dng"] = past
+    huge = bytearray(data)
+    struct.pack_into("<I", huge, entry(sensor, 256) + 8, 200000)
+    struct.pack_into("<I", huge, entry(sensor, 257) + 8, 150000)
+    seeds["hostile-huge-sensor.dng"] = huge
+    seeds["hostile-truncated-sensor.dng"] = data[: len(data) - 10000]
+    for target in ["raw-header", "raw-decode"]:
+        folder = ROOT / "Tests/FuzzReplayTests/Corpus" / target
+        folder.mkdir(parents=True, exist_ok=True)
+        for name, payload in seeds.items():
+            (folder / name).write_bytes(bytes(payload))
+
+
+def make_bench(source, target, count):
+    # Camera-like: only photos whose shorter side is at least 600 px, so the full-size preview is
+    # at least twice a 290 px tile, as a camera's is.
+    photos = [p for p in sorted(source.glob("*.png")) if min(Image.open(p).size) >= 600]
+    step = max(1, len(photos) // count)
+    folder = target / "raw"
+    folder.mkdir(parents=True, exist_ok=True)
+    for index, photo in enumerate(photos[::step][:count]):
+        picture = Image.open(photo).convert("RGB")
+        # Camera-sized: the longer side 6000 px (24 MP at 3:2, the commonest sensor), as a camera's sensor and preview.
+        scale = 6000 / max(picture.size)
+        picture = picture.resize((round(picture.width * scale), round(picture.height * scale)), Image.Resampling.LANCZOS)
+        rgb = numpy.asarray(picture)
+        rgb = rgb[: rgb.shape[0] // 2 * 2, : rgb.shape[1] // 2 * 2]
+        full = jpeg(rgb)
+        thumb = jpeg(rgb, (160, max(1, rgb.shape[0] * 160 // rgb.shape[1])))
+        pattern = list(PATTERNS)[index % 4]
+        write_dng(folder / f"{photo.stem}.dng", rgb, pattern, [1, 6, 1, 8][index % 4], [full, thumb])
+
+
+if __name__ == "__main__":
+    if len(sys.argv) > 1 and sys.argv[1] == "--bench":
+        make_bench(pathlib.Path(sys.argv[2]), pathlib.Path(sys.argv[3]), int(sys.argv[4]) if len(sys.argv) > 4 else 40)
+    else:
+        make_fixtures()
+        make_hostile_seeds()
+        list_real_samples()
