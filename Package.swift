@@ -120,9 +120,9 @@ let package = Package(
             name: "CLibRaw",
             providers: [.apt(["libraw-dev"])]
         ),
-        // The only code that calls LibRaw (dlopen): its C interface over the file's bytes read from
+        // The only code that calls LibRaw (loaded on first use, as libheif): its C interface over the file's bytes read from
         // Masonry's descriptor (libraw_open_buffer), its message callbacks captured, half-size demosaic.
-        .target(name: "CRAWBridge", dependencies: ["CLibRaw", "CBridgeSupport"], linkerSettings: [.linkedLibrary("dl")]),
+        .target(name: "CRAWBridge", dependencies: ["CLibRaw", "CBridgeSupport"]),
         // Camera RAW: Masonry's own header (TIFF's directory walk, RAF's header), previews through JPEGCodec.
         .target(name: "RAWCodec", dependencies: ["CodecCore", "CRAWBridge", "CBridgeSupport", "JPEGCodec", "TIFFCodec", "Raster"]),
         .target(name: "WaterfallLayout"),

@@ -1,61 +1,17 @@
 // The only code in Masonry that calls LibRaw (see RAWBridge.h for why a memory buffer).
 //
-// LibRaw is loaded lazily with dlopen by its soname, the first time a RAW is opened: linking it
-// (with its OpenMP runtime and libstdc++) raised every run's resident memory past the 32 MiB a
-// sheet of ordinary pictures stays under (HostileInputTests). Its types come from its header;
-// its functions from dlsym. A machine without the library gets a one-line reason per RAW file.
+// LibRaw is loaded on the first RAW file (libraw_functions.h); a machine without it gets a
+// one-line reason per RAW file.
 #include "RAWBridge.h"
 
-#include <dlfcn.h>
 #include <errno.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include <libraw/libraw.h>
+#include "libraw_functions.h"
 
-#define LIBRAW_SONAME "libraw_r.so.20"
-
-/// The LibRaw functions the bridge calls, resolved once.
-static struct {
-    libraw_data_t *(*init)(unsigned int);
-    void (*set_dataerror_handler)(libraw_data_t *, data_callback, void *);
-    void (*set_memerror_handler)(libraw_data_t *, memory_callback, void *);
-    int (*open_buffer)(libraw_data_t *, void *, size_t);
-    int (*unpack)(libraw_data_t *);
-    int (*dcraw_process)(libraw_data_t *);
-    libraw_processed_image_t *(*dcraw_make_mem_image)(libraw_data_t *, int *);
-    void (*dcraw_clear_mem)(libraw_processed_image_t *);
-    void (*recycle_datastream)(libraw_data_t *);
-    void (*close)(libraw_data_t *);
-    const char *(*strerror)(int);
-    int loaded;
-} lib;
-
-static pthread_once_t lib_once = PTHREAD_ONCE_INIT;
-
-static void load_library(void) {
-    void *handle = dlopen(LIBRAW_SONAME, RTLD_NOW | RTLD_LOCAL);
-    if (handle == NULL) return;
-#define RESOLVE(field, name) if ((*(void **)&lib.field = dlsym(handle, name)) == NULL) return
-    RESOLVE(init, "libraw_init");
-    RESOLVE(set_dataerror_handler, "libraw_set_dataerror_handler");
-    RESOLVE(set_memerror_handler, "libraw_set_memerror_handler");
-    RESOLVE(open_buffer, "libraw_open_buffer");
-    RESOLVE(unpack, "libraw_unpack");
-    RESOLVE(dcraw_process, "libraw_dcraw_process");
-    RESOLVE(dcraw_make_mem_image, "libraw_dcraw_make_mem_image");
-    RESOLVE(dcraw_clear_mem, "libraw_dcraw_clear_mem");
-    RESOLVE(recycle_datastream, "libraw_recycle_datastream");
-    RESOLVE(close, "libraw_close");
-    RESOLVE(strerror, "libraw_strerror");
-#undef RESOLVE
-    lib.loaded = 1;
-}
-
-int mraw_library_load(void) {
-    pthread_once(&lib_once, load_library);
-    return lib.loaded;
+const char *mraw_library_failure(void) {
+    return libraw_library_load() == MB_OK ? NULL : libraw_library.failure.text;
 }
 
 struct mraw_decoder {
@@ -86,22 +42,22 @@ static void on_memory_error(void *context, const char *file, const char *where) 
 }
 
 mraw_decoder *mraw_decoder_create(uint64_t max_raw_pixels, unsigned max_memory_mb) {
-    if (!mraw_library_load()) return NULL;
+    if (libraw_library_load() != MB_OK) return NULL;
     mraw_decoder *d = calloc(1, sizeof *d);
     if (d == NULL) return NULL;
-    d->raw = lib.init(LIBRAW_OPTIONS_NONE);
+    d->raw = libraw_init(LIBRAW_OPTIONS_NONE);
     if (d->raw == NULL) { free(d); return NULL; }
     d->max_raw_pixels = max_raw_pixels;
-    lib.set_dataerror_handler(d->raw, on_data_error, d);
-    lib.set_memerror_handler(d->raw, on_memory_error, d);
+    libraw_set_dataerror_handler(d->raw, on_data_error, d);
+    libraw_set_memerror_handler(d->raw, on_memory_error, d);
     d->raw->params.max_raw_memory_mb = max_memory_mb;
     return d;
 }
 
 void mraw_decoder_destroy(mraw_decoder *d) {
     if (d == NULL) return;
-    if (d->image) lib.dcraw_clear_mem(d->image);
-    lib.close(d->raw);
+    if (d->image) libraw_dcraw_clear_mem(d->image);
+    libraw_close(d->raw);
     free(d->bytes);
     free(d);
 }
@@ -113,7 +69,7 @@ const mb_message *mraw_decoder_warning(const mraw_decoder *d) { return &d->warni
 static mb_status failed(mraw_decoder *d, int code) {
     // LibRaw reads past the end of its buffer as an I/O error: from memory, only a short file does that.
     if (code == LIBRAW_IO_ERROR) mb_message_set(&d->message, "truncated RAW file (LibRaw read past its end)");
-    mb_message_set(&d->message, "%s", lib.strerror(code));
+    mb_message_set(&d->message, "%s", libraw_strerror(code));
     switch (code) {
     case LIBRAW_FILE_UNSUPPORTED: return MB_UNSUPPORTED;
     case LIBRAW_UNSUFFICIENT_MEMORY:
@@ -141,7 +97,7 @@ mb_status mraw_decoder_open_fd(mraw_decoder *d, int fd, size_t size, mraw_info *
         mb_message_set(&d->message, "the RAW file shrank while it was read");
         return MB_IO;
     }
-    int code = lib.open_buffer(d->raw, d->bytes, size);
+    int code = libraw_open_buffer(d->raw, d->bytes, size);
     if (code != LIBRAW_SUCCESS) return failed(d, code);
     const libraw_image_sizes_t *sizes = &d->raw->sizes;
     memset(info, 0, sizeof *info);
@@ -166,12 +122,12 @@ mb_status mraw_decoder_demosaic(mraw_decoder *d, int half_size, uint32_t *width,
     d->raw->params.half_size = half_size ? 1 : 0;
     d->raw->params.user_flip = 0;     // stored orientation: Masonry turns the tile
     d->raw->params.output_bps = 8;
-    int code = lib.unpack(d->raw);
+    int code = libraw_unpack(d->raw);
     if (code != LIBRAW_SUCCESS) return failed(d, code);
-    code = lib.dcraw_process(d->raw);
+    code = libraw_dcraw_process(d->raw);
     if (code != LIBRAW_SUCCESS) return failed(d, code);
     int error = 0;
-    d->image = lib.dcraw_make_mem_image(d->raw, &error);
+    d->image = libraw_dcraw_make_mem_image(d->raw, &error);
     if (d->image == NULL) return failed(d, error ? error : LIBRAW_UNSUFFICIENT_MEMORY);
     if (d->image->type != LIBRAW_IMAGE_BITMAP || d->image->colors != 3 || d->image->bits != 8
         || (size_t)d->image->width * d->image->height * 3 > d->image->data_size) {
@@ -179,7 +135,7 @@ mb_status mraw_decoder_demosaic(mraw_decoder *d, int half_size, uint32_t *width,
         return MB_UNSUPPORTED;
     }
     // The sensor data and the working image are no longer needed: only the RGB rows are read.
-    lib.recycle_datastream(d->raw);
+    libraw_recycle_datastream(d->raw);
     *width = d->image->width;
     *height = d->image->height;
     return MB_OK;

@@ -40,8 +40,8 @@ enum RAWLibrary {
         let info: mraw_info
 
         init(file: InputFile, maxPixels: UInt64) throws(ImageError) {
-            guard mraw_library_load() != 0 else {
-                throw ImageError(.unsupported, "LibRaw (libraw_r.so.20, Debian's libraw20) is not installed")
+            if let failure = mraw_library_failure() {
+                throw ImageError(.unsupported, "LibRaw is not available: \(String(cString: failure))")
             }
             guard let decoder = mraw_decoder_create(maxPixels, maxMemoryMB) else { throw ImageError(.outOfMemory) }
             self.decoder = decoder

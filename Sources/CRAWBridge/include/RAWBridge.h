@@ -33,10 +33,10 @@ typedef struct mraw_decoder mraw_decoder;
 /// only when a RAW is opened, so its version is not asked of it.
 const char *mraw_library_version(void);
 
-/// Loads LibRaw (dlopen of libraw_r.so.20, once); 0 when it is not installed.
-int mraw_library_load(void);
+/// Loads LibRaw (libraw_r.so.20) on the first call: NULL once loaded, else why it could not be.
+const char *mraw_library_failure(void);
 
-/// A decoder; NULL without memory or without LibRaw (see mraw_library_load). max_raw_pixels bounds the sensor size LibRaw may unpack,
+/// A decoder; NULL without memory or without LibRaw (see mraw_library_failure). max_raw_pixels bounds the sensor size LibRaw may unpack,
 /// max_memory_mb what LibRaw may allocate at once (its own max_raw_memory_mb).
 mraw_decoder *mraw_decoder_create(uint64_t max_raw_pixels, unsigned max_memory_mb);
 void mraw_decoder_destroy(mraw_decoder *decoder);
