@@ -21,6 +21,7 @@ let package = Package(
         .library(name: "GIFCodec", targets: ["GIFCodec"]),
         .library(name: "HEIFCodec", targets: ["HEIFCodec"]),
         .library(name: "TIFFCodec", targets: ["TIFFCodec"]),
+        .library(name: "VideoCodec", targets: ["VideoCodec"]),
         .library(name: "WaterfallLayout", targets: ["WaterfallLayout"]),
         .library(name: "Raster", targets: ["Raster"]),
         .library(name: "MasonrySheet", targets: ["MasonrySheet"]),
@@ -113,6 +114,14 @@ let package = Package(
         .target(name: "CTIFFBridge", dependencies: ["CLibTIFF", "CBridgeSupport"], linkerSettings: [.linkedLibrary("m")]),
         // TIFF: Masonry's own IFD walk (TIFFHeader) in front of libtiff.
         .target(name: "TIFFCodec", dependencies: ["CodecCore", "CTIFFBridge", "CBridgeSupport", "ColorManagement", "Raster"]),
+        // FFmpeg 5.1 from Debian (libavformat-dev, libavcodec-dev, libswscale-dev, libavutil-dev):
+        // its headers only; CVideoBridge loads libavformat.so.59 and libswscale.so.6 on the first
+        // video (issue #30): linked, they double a run's start-up memory.
+        .systemLibrary(name: "CLibAV", providers: [.apt(["libavformat-dev", "libavcodec-dev", "libswscale-dev", "libavutil-dev"])]),
+        // The only code that calls FFmpeg: its own IO over pread, named demuxers only, no other file opened, messages captured.
+        .target(name: "CVideoBridge", dependencies: ["CLibAV", "CBridgeSupport"], linkerSettings: [.linkedLibrary("m")]),
+        // MP4/MOV, Matroska/WebM and AVI poster frames: Masonry's own MP4 box walk (MP4Header) in front of FFmpeg.
+        .target(name: "VideoCodec", dependencies: ["CodecCore", "CVideoBridge", "CBridgeSupport", "Raster"]),
         .target(name: "WaterfallLayout"),
         .target(name: "Raster", dependencies: ["CRasterKernels", "WorkerThreads"], swiftSettings: rasterSettings),
         // Raster's hot loops in AVX2, chosen at run time (same integers as Raster's Swift code).
@@ -126,7 +135,7 @@ let package = Package(
         .target(name: "CFileAt"),
         // masonry compare's --config: a JSON reader with positions, path globs, per-pair options and rules.
         .target(name: "CompareConfig", dependencies: ["ImageDiff"]),
-        .target(name: "MasonrySheet", dependencies: ["Digest", "CodecCore", "ColorManagement", "CLibDeflate", "PNGCodec", "WaterfallLayout", "Raster", "BitmapText", "TileCache", "JPEGCodec", "WebPCodec", "GIFCodec", "HEIFCodec", "TIFFCodec", "GalleryPage", "ImageDiff", "CompareConfig", "CFileAt", "WorkerThreads"]),
+        .target(name: "MasonrySheet", dependencies: ["Digest", "CodecCore", "ColorManagement", "CLibDeflate", "PNGCodec", "WaterfallLayout", "Raster", "BitmapText", "TileCache", "JPEGCodec", "WebPCodec", "GIFCodec", "HEIFCodec", "TIFFCodec", "VideoCodec", "GalleryPage", "ImageDiff", "CompareConfig", "CFileAt", "WorkerThreads"]),
         .target(name: "MasonryCLI", dependencies: ["MasonrySheet", "BitmapText", "ImageDiff", "CompareConfig", "WorkerThreads"]),
         // Thumbnails kept between runs (issue #15); CRC-32 from zlib.
         .target(name: "TileCache", dependencies: ["CLibZ", "WorkerThreads"]),
@@ -138,7 +147,7 @@ let package = Package(
         .target(name: "BrowserHarness"),
 
         // Every parser of outside bytes as a fuzz target: libFuzzer (scripts/fuzz.sh) and FuzzReplayTests call it.
-        .target(name: "FuzzHarness", dependencies: ["CodecCore", "PNGCodec", "JPEGCodec", "WebPCodec", "GIFCodec", "HEIFCodec", "TIFFCodec", "CompareConfig", "TileCache", "MasonrySheet", "MasonryCLI", "ColorManagement"]),
+        .target(name: "FuzzHarness", dependencies: ["CodecCore", "PNGCodec", "JPEGCodec", "WebPCodec", "GIFCodec", "HEIFCodec", "TIFFCodec", "VideoCodec", "CompareConfig", "TileCache", "MasonrySheet", "MasonryCLI", "ColorManagement"]),
         // The libFuzzer driver over FuzzTargets (scripts/fuzz.sh); in an ordinary build, a replayer of files.
         .executableTarget(name: "masonry-fuzz", dependencies: ["FuzzHarness", "CSanitizerRuntime"]),
         // Declarations of the sanitizer runtimes' entry points (libFuzzer's driver, TSan's annotations); links nothing.

@@ -6,6 +6,7 @@ import CodecCore
 import PNGCodec
 import Raster
 import TIFFCodec
+import VideoCodec
 import WebPCodec
 
 /// One image format the tool reads: how to recognise a file of it from its first bytes, how to
@@ -80,6 +81,9 @@ struct FormatDetection: Sendable {
     static let distinct = 0
     /// A format recognised inside a container family another entry also reads (a RAW in TIFF).
     static let specialised = 10
+    /// A container family's catch-all, which a file another entry also accepts goes to
+    /// (an ISOBMFF file of HEIF brands beside MPEG-4 ones is HEIF's, not MP4's).
+    static let generic = -10
 
     init(prefixBytes: Int, priority: Int = FormatDetection.distinct, matches: @escaping @Sendable (_ prefix: [UInt8]) -> Bool) {
         self.prefixBytes = prefixBytes
@@ -257,8 +261,29 @@ public enum ImageFormats {
             return (SourceHeader(decoder.header), decoder)
         })
 
+    /// Videos: the poster frame (`VideoDecoder`: at 10 % of the duration), any output size
+    /// through swscale; the display matrix is the orientation, the stream's frames the frame count.
+    static let mp4 = video(.mp4, folderExtensions: [".mp4", ".m4v"], priority: FormatDetection.generic)
+    static let mov = video(.mov, folderExtensions: [".mov"], priority: FormatDetection.generic)
+    static let matroska = video(.matroska, folderExtensions: [".mkv", ".webm"])
+    static let avi = video(.avi, folderExtensions: [".avi"])
+
+    private static func video(_ container: VideoContainer, folderExtensions: [String], priority: Int = FormatDetection.distinct) -> ImageFormat {
+        ImageFormat(
+            name: container.rawValue, folderExtensions: folderExtensions, decoderVersion: VideoDecoder.libraryVersion,
+            detection: FormatDetection(prefixBytes: VideoContainer.signaturePrefixBytes, priority: priority) { prefix in
+                VideoContainer(prefix: prefix) == container
+            },
+            shrink: .anyScale,
+            readHeader: { file throws(ImageError) in SourceHeader(try VideoHeader(file: file, container: container)) },
+            openDecoder: { file, limits, minimumWidth, minimumHeight throws(ImageError) in
+                let decoder = try VideoDecoder(file: file, container: container, limits: limits, minimumWidth: minimumWidth, minimumHeight: minimumHeight)
+                return (SourceHeader(decoder.header), decoder)
+            })
+    }
+
     /// Every format the tool reads.
-    public static let all: [ImageFormat] = [png, jpeg, webp, gif, heif, avif, tiff]
+    public static let all: [ImageFormat] = [png, jpeg, webp, gif, heif, avif, tiff, mp4, mov, matroska, avi]
 
     /// Every extension a folder scan picks up.
     static let folderExtensions: [[UInt8]] = all.flatMap(\.folderExtensions).map { Array($0.utf8) }
@@ -415,5 +440,14 @@ extension SourceHeader {
             : page.colorSamples < 3 && page.photometric != TIFFImageDirectory.palette ? .grey : .rgb
         self.init(width: tiff.width, height: tiff.height, orientation: tiff.orientation, frameCount: tiff.pageCount,
                   color: color.decision(for: model))
+    }
+
+    /// A video's poster frame: its shown shape before the display matrix's turn, which is the
+    /// orientation. The decoder holds its reference frames (up to 16 of 1.5 bytes a pixel, as
+    /// H.264 and HEVC allow) and the converted poster: 28 bytes a coded pixel, saturating.
+    init(_ video: VideoHeader) {
+        self.init(width: video.width, height: video.height, orientation: video.orientation, frameCount: max(1, video.frameCount),
+                  decodedPixels: video.codedWidth * video.codedHeight,
+                  wholePictureBytes: Self.saturatingProduct(video.codedWidth, video.codedHeight, 28))
     }
 }
