@@ -9,6 +9,7 @@
   poster: `ffmpeg -ss <10 % of the duration> -i clip -frames:v 1` (the first frame at a clip
   under a second), autorotated, its sample aspect ratio applied with `scale=iw*sar:ih`.
   `posters.txt` lists clip, shown width and height, and duration in seconds.
+  `many-streams.mkv`: 65 video streams, a hostile file.
 
 Run from the repository root: python3 scripts/make-video-fixtures.py
 """
@@ -24,7 +25,10 @@ video.mkdir(parents=True, exist_ok=True)
 
 
 def ffmpeg(*arguments):
-    subprocess.run(["ffmpeg", "-nostdin", "-hide_banner", "-loglevel", "error", "-y", *arguments], check=True)
+    """Runs ffmpeg; the output (the last argument) is written bit-exact (no random ids or dates)."""
+    *inputs, output = arguments
+    subprocess.run(["ffmpeg", "-nostdin", "-hide_banner", "-loglevel", "error", "-y", *inputs, "-fflags", "+bitexact", output],
+                   check=True)
 
 
 def clip(out, width, height, seconds, codec, extra=(), fps=10, sar=None):
@@ -83,3 +87,6 @@ clip(video / "wide-pixels.mp4", 32, 48, 2, h264, sar="2/1")
 lines = [poster(video / name) for name in
          ["rotated.mp4", "clip.mov", "vp9.webm", "clip.mkv", "mpeg4.avi", "short.mp4", "wide-pixels.mp4"]]
 (video / "posters.txt").write_text("# clip shown-width shown-height duration-seconds\n" + "\n".join(lines) + "\n")
+
+# Hostile: a Matroska file of 65 video streams (FFmpeg is told to refuse more than 64).
+ffmpeg("-i", str(formats / "sample.mkv"), *sum((["-map", "0:v"] for _ in range(65)), []), "-c", "copy", str(video / "many-streams.mkv"))

@@ -104,11 +104,11 @@ final class VideoSession {
         if status == MB_IO, message.error_number != 0 { throw ImageError(.readFailed(errno: message.error_number)) }
         let words = ImageError.text(message)
         let what = switch status {
-        case MB_UNSUPPORTED: "unsupported"
-        case MB_LIMIT: "over the limits:"
-        default: "unreadable"
+        case MB_UNSUPPORTED: "unsupported \(container.rawValue) file"
+        case MB_LIMIT: "\(container.rawValue) file over the limits"
+        default: "unreadable \(container.rawValue) file"
         }
-        throw ImageError(bridge: status, reason: "\(what) \(container.rawValue) file: \(words.isEmpty ? "FFmpeg failed" : words)")
+        throw ImageError(bridge: status, reason: "\(what): \(words.isEmpty ? "FFmpeg failed" : words)")
     }
 }
 

@@ -31,6 +31,8 @@ public final class ImageFormat: Sendable, Hashable, CustomStringConvertible {
     let detection: FormatDetection
     /// The ways its decoder can shrink while decoding (`openDecoder` picks among them).
     public let shrink: ShrinkOnLoad
+    /// A video, drawn as its poster frame: its tile gets a play mark (`TileStyle.videoBadge`).
+    public let isVideo: Bool
     /// The header, read with bounded reads; no limit is checked here (the table does it).
     let readHeader: @Sendable (_ file: InputFile) throws(ImageError) -> SourceHeader
     /// A decoder whose rows are at least `minimumWidth` × `minimumHeight` in the stored
@@ -44,7 +46,8 @@ public final class ImageFormat: Sendable, Hashable, CustomStringConvertible {
     let openConvertingDecoder: (@Sendable (_ file: InputFile, _ limits: DecodeLimits, _ minimumWidth: Int, _ minimumHeight: Int,
                                            _ transform: ColorTransform) throws(ImageError) -> (header: SourceHeader, rows: any RowSource))?
 
-    init(name: String, folderExtensions: [String], decoderVersion: @autoclosure @escaping @Sendable () -> String, detection: FormatDetection, shrink: ShrinkOnLoad,
+    init(name: String, folderExtensions: [String], decoderVersion: @autoclosure @escaping @Sendable () -> String, detection: FormatDetection,
+         shrink: ShrinkOnLoad, isVideo: Bool = false,
          readHeader: @escaping @Sendable (_ file: InputFile) throws(ImageError) -> SourceHeader,
          openDecoder: @escaping @Sendable (_ file: InputFile, _ limits: DecodeLimits, _ minimumWidth: Int, _ minimumHeight: Int)
             throws(ImageError) -> (header: SourceHeader, rows: any RowSource),
@@ -55,6 +58,7 @@ public final class ImageFormat: Sendable, Hashable, CustomStringConvertible {
         versionOfDecoder = decoderVersion
         self.detection = detection
         self.shrink = shrink
+        self.isVideo = isVideo
         self.readHeader = readHeader
         self.openDecoder = openDecoder
         self.openConvertingDecoder = openConvertingDecoder
@@ -100,6 +104,9 @@ public struct SourceHeader: Sendable, Hashable {
     private let storedWidth: UInt32
     private let storedHeight: UInt32
     private let storedFrameCount: UInt32
+    /// A video's duration in whole seconds plus one (0: a picture, or a video of unknown length);
+    /// 16 bits keep the header in 40 bytes (18 hours at most).
+    private let storedDuration: UInt16
     /// How the stored picture is turned to be shown (EXIF); `.up` for formats whose decoder
     /// applies the file's own transformations.
     public let orientation: ExifOrientation
@@ -118,6 +125,8 @@ public struct SourceHeader: Sendable, Hashable {
     public var height: Int { Int(storedHeight) }
     /// How many frames the file holds (1 for a still; the first is drawn).
     public var frameCount: Int { Int(storedFrameCount) }
+    /// A video's duration in whole seconds (rounded), nil for a picture or an unknown length.
+    public var durationSeconds: Int? { storedDuration == 0 ? nil : Int(storedDuration) - 1 }
     /// The picture's colour space as the file describes it, and what converting it needs.
     public var color: ColorDecision { colorBox?.decision ?? .untagged }
     /// The manifest's name of the colour space (`"untagged"`, `"sRGB"`, `"icc:…"`).
@@ -126,9 +135,9 @@ public struct SourceHeader: Sendable, Hashable {
     /// Sides and frame count are kept as 32-bit values (every format's header stores them so;
     /// larger values saturate).
     public init(width: Int, height: Int, orientation: ExifOrientation = .up, frameCount: Int = 1,
-                decodedPixels: Int? = nil, wholePictureBytes: Int = 0, color: ColorDecision = .untagged) {
+                decodedPixels: Int? = nil, wholePictureBytes: Int = 0, color: ColorDecision = .untagged, durationSeconds: Int? = nil) {
         self.init(width: width, height: height, orientation: orientation, frameCount: frameCount, decodedPixels: decodedPixels,
-                  wholePictureBytes: wholePictureBytes,
+                  wholePictureBytes: wholePictureBytes, durationSeconds: durationSeconds,
                   colorBox: color == .untagged ? nil : ColorBox(decision: color, name: color.space.manifestName))
     }
 
@@ -136,14 +145,15 @@ public struct SourceHeader: Sendable, Hashable {
     /// were painted; a page job reads its pages' headers again instead).
     init(width: Int, height: Int, orientation: ExifOrientation, frameCount: Int, colorName: String) {
         self.init(width: width, height: height, orientation: orientation, frameCount: frameCount, decodedPixels: nil,
-                  wholePictureBytes: 0, colorBox: colorName == "untagged" ? nil : ColorBox(decision: .untagged, name: colorName))
+                  wholePictureBytes: 0, durationSeconds: nil, colorBox: colorName == "untagged" ? nil : ColorBox(decision: .untagged, name: colorName))
     }
 
     private init(width: Int, height: Int, orientation: ExifOrientation, frameCount: Int, decodedPixels: Int?,
-                 wholePictureBytes: Int, colorBox: ColorBox?) {
+                 wholePictureBytes: Int, durationSeconds: Int?, colorBox: ColorBox?) {
         storedWidth = UInt32(clamping: width)
         storedHeight = UInt32(clamping: height)
         storedFrameCount = UInt32(clamping: frameCount)
+        storedDuration = durationSeconds.map { UInt16(clamping: min(max($0, 0), Int(UInt16.max) - 1) + 1) } ?? 0
         self.orientation = orientation
         self.decodedPixels = decodedPixels ?? width * height
         self.wholePictureBytes = wholePictureBytes
@@ -274,7 +284,7 @@ public enum ImageFormats {
             detection: FormatDetection(prefixBytes: VideoContainer.signaturePrefixBytes, priority: priority) { prefix in
                 VideoContainer(prefix: prefix) == container
             },
-            shrink: .anyScale,
+            shrink: .anyScale, isVideo: true,
             readHeader: { file throws(ImageError) in SourceHeader(try VideoHeader(file: file, container: container)) },
             openDecoder: { file, limits, minimumWidth, minimumHeight throws(ImageError) in
                 let decoder = try VideoDecoder(file: file, container: container, limits: limits, minimumWidth: minimumWidth, minimumHeight: minimumHeight)
@@ -448,6 +458,7 @@ extension SourceHeader {
     init(_ video: VideoHeader) {
         self.init(width: video.width, height: video.height, orientation: video.orientation, frameCount: max(1, video.frameCount),
                   decodedPixels: video.codedWidth * video.codedHeight,
-                  wholePictureBytes: Self.saturatingProduct(video.codedWidth, video.codedHeight, 28))
+                  wholePictureBytes: Self.saturatingProduct(video.codedWidth, video.codedHeight, 28),
+                  durationSeconds: video.durationMicroseconds.map { ($0 + 500_000) / 1_000_000 })
     }
 }

@@ -30,6 +30,7 @@ struct Manifest {
                                            ("sourceWidth", .int(image.width)), ("sourceHeight", .int(image.height)),
                                            ("format", .string(image.format.name))]
             if image.source.frameCount > 1 { added.append(("frames", .int(image.source.frameCount))) }
+            if let seconds = image.source.durationSeconds { added.append(("duration", .int(seconds))) }
             // The source's colour space as its file describes it (with or without --no-color-management).
             added.append(("color", .string(image.colorName)))
             if version >= 2 { added.append(("page", .int(layout.page(ofTile: tile.index) + 1))) }
