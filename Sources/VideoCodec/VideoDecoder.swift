@@ -154,7 +154,9 @@ public final class VideoDecoder: RowSource {
             header = VideoHeader(try session.open(container), container: container)
             try Self.checkLimits(header, limits)
         }
-        let size = DecodeTarget(minimumWidth: minimumWidth, minimumHeight: minimumHeight).anyScaleSize(width: header.width, height: header.height)
+        // 0 × 0 asks for the full size.
+        let size = minimumWidth == 0 && minimumHeight == 0 ? (width: header.width, height: header.height)
+            : DecodeTarget(minimumWidth: minimumWidth, minimumHeight: minimumHeight).anyScaleSize(width: header.width, height: header.height)
         try session.check(mvid_decode_poster(session.video, Int32(size.width), Int32(size.height), Self.maxPackets,
                                              Int64(limits.maxPixels)), container)
         self.header = header
