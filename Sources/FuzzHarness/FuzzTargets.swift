@@ -16,6 +16,8 @@ public enum FuzzTargets {
         .heifDecode,
         .tiffHeader,
         .tiffDecode,
+        .videoHeader,
+        .videoDecode,
         .compareConfig,
         .compareGlob,
         .cacheEntry,
