@@ -367,11 +367,14 @@ mb_status mvid_decode_poster(mvid_video *video, int width, int height, int max_p
         if (draining && !found) { found = have_last; break; }
     }
 decoded:
+    // The packets ran out before the poster's time (a file without an index to seek with): the
+    // last frame decoded stands in, the same one on every run.
+    if (!found && have_last) found = 1;
     if (!found) {
         if (first_error != 0) status = failure(video, first_error, "no picture decoded");
         else {
             mb_message_set(&video->message, "no picture decoded in %d packets", max_packets);
-            status = have_last ? MB_LIMIT : MB_MALFORMED;
+            status = MB_MALFORMED;
         }
         goto done;
     }

@@ -118,7 +118,8 @@ public struct MP4Header: Sendable {
         return (type, headerSize, size)
     }
 
-    /// The boxes of `range`, descending into the containers that lead to the fields read.
+    /// The boxes of `range`, descending only along `moov` → `trak` → `mdia` → `minf` → `stbl`
+    /// (so the walk is at most five deep, whatever the boxes nest).
     private static func walk(_ bytes: [UInt8], _ range: Range<Int>, parent: String, into fields: inout Fields,
                              name: String) throws(ImageError) {
         var at = range.lowerBound
@@ -126,7 +127,7 @@ public struct MP4Header: Sendable {
             let (type, headerSize, size) = try boxSize(bytes, at: at, available: range.upperBound - at, name: name)
             let payload = (at + headerSize)..<(at + size)
             switch type {
-            case "trak":
+            case "trak" where parent == "moov":
                 fields.tracks += 1
                 guard fields.tracks <= maxTracks else {
                     throw ImageError(.limitExceeded, "\(name) file has more than \(maxTracks) tracks")
@@ -134,7 +135,7 @@ public struct MP4Header: Sendable {
                 fields.current = Track()
                 try walk(bytes, payload, parent: type, into: &fields, name: name)
                 if fields.current.isVideo, fields.video == nil { fields.video = fields.current }
-            case "mdia", "minf", "stbl":
+            case "mdia" where parent == "trak", "minf" where parent == "mdia", "stbl" where parent == "minf":
                 try walk(bytes, payload, parent: type, into: &fields, name: name)
             case "mvhd":
                 let box = try fullBox(bytes, payload, minimum: [20, 32], type: type, name: name)

@@ -164,4 +164,35 @@ import TestSupport
         while try rows.nextRow() != nil { count += 1 }
         #expect(count == 48)
     }
+
+    /// HEIF, AVIF and the videos share ISOBMFF: the brands decide. A HEIC that also names
+    /// `isom` stays HEIF; an MP4 that also names `mif1` becomes HEIF's (the video entries are the
+    /// family's catch-all); an MP4 of major brand `qt  ` is MOV; WebM and MKV DocTypes are Matroska.
+    @Test func isobmffBrandsAndEBMLDocTypesDecideTheEntry() throws {
+        let samples = FormatTableTests.samples
+        func prefix(_ name: String) throws -> [UInt8] {
+            Array(try [UInt8](Data(contentsOf: samples.appendingPathComponent(name))).prefix(ImageFormats.detectionPrefixBytes))
+        }
+        func replacingBrand(_ bytes: [UInt8], at offset: Int, with brand: String) -> [UInt8] {
+            var changed = bytes
+            changed.replaceSubrange(offset..<(offset + 4), with: Array(brand.utf8))
+            return changed
+        }
+        let heic = try prefix("sample.heic"), mp4 = try prefix("sample.mp4")
+        // The last compatible brand of each ftyp (its size is in its first four bytes).
+        let heicLast = Int(heic[3]) - 4, mp4Last = Int(mp4[3]) - 4
+        #expect(try ImageFormats.format(ofPrefix: replacingBrand(heic, at: heicLast, with: "isom")) == ImageFormats.heif)
+        #expect(try ImageFormats.format(ofPrefix: mp4) == ImageFormats.mp4)
+        #expect(try ImageFormats.format(ofPrefix: replacingBrand(mp4, at: mp4Last, with: "mif1")) == ImageFormats.heif)
+        #expect(try ImageFormats.format(ofPrefix: replacingBrand(mp4, at: 8, with: "qt  ")) == ImageFormats.mov)
+        #expect(try ImageFormats.format(ofPrefix: prefix("sample.mov")) == ImageFormats.mov)
+        let webm = Array(try [UInt8](Data(contentsOf: Self.fixtures.appendingPathComponent("vp9.webm"))).prefix(64))
+        let mkv = try prefix("sample.mkv")
+        #expect(String(decoding: webm, as: UTF8.self).contains("webm") && String(decoding: mkv, as: UTF8.self).contains("matroska"))
+        #expect(try ImageFormats.format(ofPrefix: webm) == ImageFormats.matroska)
+        #expect(try ImageFormats.format(ofPrefix: mkv) == ImageFormats.matroska)
+        // An EBML file of another DocType is no format of the table.
+        let other = replacingBrand(mkv, at: try #require((0..<60).first { mkv[$0..<($0 + 4)] == ArraySlice("matr".utf8) }), with: "xxxx")
+        #expect(throws: ImageError(.malformed, "not \(ImageFormats.namesForMessages) file")) { try ImageFormats.format(ofPrefix: other) }
+    }
 }

@@ -53,8 +53,8 @@ mb_status mvid_open(mvid_video *video, const char *demuxer, int max_streams, mvi
 
 /// Decodes the poster frame of the opened video: the first frame whose timestamp is at or after
 /// 10 % of the duration (seeking to the keyframe before it), or the first frame when the
-/// duration is under one second or unknown; the last frame decoded when the stream ends
-/// before. At most `max_packets` packets are read, with one decoder thread and frames of at
+/// duration is under one second or unknown; the last frame decoded when the stream ends, or
+/// `max_packets` packets are read, before. At most `max_packets` packets are read, with one decoder thread and frames of at
 /// most `max_pixels`. The frame must be of the opened size; it is converted by swscale with
 /// its own matrix (BT.601, BT.709 or BT.2020) and range to `width` × `height` 8-bit RGB.
 mb_status mvid_decode_poster(mvid_video *video, int width, int height, int max_packets, int64_t max_pixels);
