@@ -138,7 +138,7 @@ let optionTable: [OptionSpec] = [
           help: "A tile is never taller than n times its width; taller pictures are centred.",
           defaultText: "\(CommandDefaults.maxTileAspect)"),
     .init(key: .caption, short: nil, long: "caption", value: "format",
-          help: "A caption under every picture: text with {name}, {path}, {stem}, {width}, {height}, {bytes}, {index}, {duration} (a video's, 1:07); "
+          help: "A caption under every picture: text with {name}, {path}, {stem}, {width}, {height}, {bytes}, {index}, {duration}; "
               + "{{ and }} for braces; \\n between lines (at most 4).", defaultText: nil),
     .init(key: .fontSize, short: nil, long: "font-size", value: "size",
           help: "Built-in font for captions: " + proseList(FontSize.allCases.map { size in
