@@ -334,8 +334,8 @@ mb_status mvid_decode_poster(mvid_video *video, int width, int height, int max_p
         // No index to seek with: decode from the start, which gives the same frame.
         av_seek_frame(video->format, video->stream_index, INT64_MIN, AVSEEK_FLAG_BACKWARD | AVSEEK_FLAG_ANY);
     }
-    int found = 0, have_last = 0, draining = 0, first_error = 0;
-    for (int packets = 0; !found && packets <= max_packets; packets++) {
+    int found = 0, have_last = 0, draining = 0, first_error = 0, packets = 0, video_packets = 0;
+    for (; !found && packets <= max_packets; packets++) {
         if (past_deadline(video)) { status = MB_LIMIT; goto done; }
         if (!draining) {
             error = av_read_frame(video->format, packet);
@@ -347,6 +347,7 @@ mb_status mvid_decode_poster(mvid_video *video, int width, int height, int max_p
                 av_packet_unref(packet);
                 continue;
             } else {
+                video_packets++;
                 error = avcodec_send_packet(video->codec, packet);
                 av_packet_unref(packet);
             }
@@ -373,7 +374,7 @@ decoded:
     if (!found) {
         if (first_error != 0) status = failure(video, first_error, "no picture decoded");
         else {
-            mb_message_set(&video->message, "no picture decoded in %d packets", max_packets);
+            mb_message_set(&video->message, "no picture decoded from %d packets of the video stream", video_packets);
             status = MB_MALFORMED;
         }
         goto done;
