@@ -22,6 +22,7 @@ let package = Package(
         .library(name: "HEIFCodec", targets: ["HEIFCodec"]),
         .library(name: "TIFFCodec", targets: ["TIFFCodec"]),
         .library(name: "RAWCodec", targets: ["RAWCodec"]),
+        .library(name: "VideoCodec", targets: ["VideoCodec"]),
         .library(name: "WaterfallLayout", targets: ["WaterfallLayout"]),
         .library(name: "Raster", targets: ["Raster"]),
         .library(name: "MasonrySheet", targets: ["MasonrySheet"]),
@@ -125,6 +126,14 @@ let package = Package(
         .target(name: "CRAWBridge", dependencies: ["CLibRaw", "CBridgeSupport"]),
         // Camera RAW: Masonry's own header (TIFF's directory walk, RAF's header), previews through JPEGCodec.
         .target(name: "RAWCodec", dependencies: ["CodecCore", "CRAWBridge", "CBridgeSupport", "JPEGCodec", "TIFFCodec", "Raster"]),
+        // FFmpeg 5.1 from Debian (libavformat-dev, libavcodec-dev, libswscale-dev, libavutil-dev):
+        // its headers only; CVideoBridge loads libavformat.so.59 and libswscale.so.6 on the first
+        // video (issue #30): linked, they double a run's start-up memory.
+        .systemLibrary(name: "CLibAV", providers: [.apt(["libavformat-dev", "libavcodec-dev", "libswscale-dev", "libavutil-dev"])]),
+        // The only code that calls FFmpeg: its own IO over pread, named demuxers only, no other file opened, messages captured.
+        .target(name: "CVideoBridge", dependencies: ["CLibAV", "CBridgeSupport"], linkerSettings: [.linkedLibrary("m")]),
+        // MP4/MOV, Matroska/WebM and AVI poster frames: Masonry's own MP4 box walk (MP4Header) in front of FFmpeg.
+        .target(name: "VideoCodec", dependencies: ["CodecCore", "CVideoBridge", "CBridgeSupport", "Raster"]),
         .target(name: "WaterfallLayout"),
         .target(name: "Raster", dependencies: ["CRasterKernels", "WorkerThreads"], swiftSettings: rasterSettings),
         // Raster's hot loops in AVX2, chosen at run time (same integers as Raster's Swift code).
@@ -148,19 +157,19 @@ let package = Package(
         .target(name: "CFileAt"),
         // masonry compare's --config: a JSON reader with positions, path globs, per-pair options and rules.
         .target(name: "CompareConfig", dependencies: ["ImageDiff"]),
-        .target(name: "MasonrySheet", dependencies: ["Digest", "CodecCore", "ColorManagement", "CLibDeflate", "PNGCodec", "WaterfallLayout", "Raster", "BitmapText", "TileCache", "JPEGCodec", "WebPCodec", "GIFCodec", "HEIFCodec", "TIFFCodec", "RAWCodec", "GalleryPage", "ImageDiff", "CompareConfig", "CFileAt", "WorkerThreads"]),
+        .target(name: "MasonrySheet", dependencies: ["Digest", "CodecCore", "ColorManagement", "CLibDeflate", "PNGCodec", "WaterfallLayout", "Raster", "BitmapText", "TileCache", "JPEGCodec", "WebPCodec", "GIFCodec", "HEIFCodec", "TIFFCodec", "RAWCodec", "VideoCodec", "GalleryPage", "ImageDiff", "CompareConfig", "CFileAt", "WorkerThreads"]),
         .target(name: "MasonryCLI", dependencies: ["MasonrySheet", "BitmapText", "ImageDiff", "CompareConfig", "WorkerThreads"]),
         // Thumbnails kept between runs (issue #15); CRC-32 from zlib.
         .target(name: "TileCache", dependencies: ["CLibZ", "WorkerThreads"]),
         .executableTarget(name: "masonry", dependencies: ["MasonryCLI", "MasonrySheet"]),
-        .executableTarget(name: "masonry-bench", dependencies: ["CodecCore", "ColorManagement", "MasonrySheet", "PNGCodec", "JPEGCodec", "TIFFCodec", "RAWCodec", "WaterfallLayout", "Raster", "SeededRandom", "WorkerThreads"]),
+        .executableTarget(name: "masonry-bench", dependencies: ["CodecCore", "ColorManagement", "MasonrySheet", "PNGCodec", "JPEGCodec", "TIFFCodec", "RAWCodec", "WaterfallLayout", "Raster", "SeededRandom", "WorkerThreads", "BitmapText"]),
         .target(name: "GalleryPage", dependencies: ["BitmapText"]),
         .executableTarget(name: "gallery-page-bench", dependencies: ["CodecCore", "GalleryPage", "PNGCodec", "BrowserHarness"]),
         // Headless Chromium over the DevTools pipe, for gallery-page-bench and the browser tests.
         .target(name: "BrowserHarness"),
 
         // Every parser of outside bytes as a fuzz target: libFuzzer (scripts/fuzz.sh) and FuzzReplayTests call it.
-        .target(name: "FuzzHarness", dependencies: ["CodecCore", "PNGCodec", "JPEGCodec", "WebPCodec", "GIFCodec", "HEIFCodec", "TIFFCodec", "RAWCodec", "CompareConfig", "TileCache", "MasonrySheet", "MasonryCLI", "ColorManagement"]),
+        .target(name: "FuzzHarness", dependencies: ["CodecCore", "PNGCodec", "JPEGCodec", "WebPCodec", "GIFCodec", "HEIFCodec", "TIFFCodec", "RAWCodec", "VideoCodec", "CompareConfig", "TileCache", "MasonrySheet", "MasonryCLI", "ColorManagement", "BitmapText", "Raster"]),
         // The libFuzzer driver over FuzzTargets (scripts/fuzz.sh); in an ordinary build, a replayer of files.
         .executableTarget(name: "masonry-fuzz", dependencies: ["FuzzHarness", "CSanitizerRuntime"]),
         // Declarations of the sanitizer runtimes' entry points (libFuzzer's driver, TSan's annotations); links nothing.

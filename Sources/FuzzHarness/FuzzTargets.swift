@@ -18,6 +18,8 @@ public enum FuzzTargets {
         .tiffDecode,
         .rawHeader,
         .rawDecode,
+        .videoHeader,
+        .videoDecode,
         .compareConfig,
         .compareGlob,
         .cacheEntry,

@@ -61,6 +61,7 @@ enum CommandSettings {
         var options = SheetOptions(layout: layout)
         options.background = try color(.background, in: values) ?? options.background
         options.style = try style(values)
+        options.style.videoBadge = !parsed.flags.contains(.noVideoBadge)
         options.title = values[.title]
         options.sections = parsed.flags.contains(.sections)
         options.order = try choice(.sort, in: values, as: InputOrder.self) ?? options.order

@@ -11,7 +11,7 @@ struct OptionSpec: Sendable {
         case output, columns, width, columnWidth, gap, columnGap, rowGap, margin, background, order, tolerance
         case maxTileAspect, sort, reverse, recursive, manifest, html, pageHeight, perPage, page, planOnly
         case plan, fromPlan, replanChanged
-        case caption, fontSize, captionColor, title, sections, tileBackground, frame, enlarge, noColorManagement
+        case caption, fontSize, captionColor, title, sections, tileBackground, frame, enlarge, noColorManagement, noVideoBadge
         case jobs, maxPixels, maxMemory, compression, cache, cacheMaxBytes, verbose, overwrite, null, include, exclude
         case quiet, progress, noProgress, strict, help, version
         // masonry compare (CompareCommand.swift)
@@ -138,7 +138,7 @@ let optionTable: [OptionSpec] = [
           help: "A tile is never taller than n times its width; taller pictures are centred.",
           defaultText: "\(CommandDefaults.maxTileAspect)"),
     .init(key: .caption, short: nil, long: "caption", value: "format",
-          help: "A caption under every picture: text with {name}, {path}, {stem}, {width}, {height}, {bytes}, {index}; "
+          help: "A caption under every picture: text with {name}, {path}, {stem}, {width}, {height}, {bytes}, {index}, {duration}; "
               + "{{ and }} for braces; \\n between lines (at most 4).", defaultText: nil),
     .init(key: .fontSize, short: nil, long: "font-size", value: "size",
           help: "Built-in font for captions: " + proseList(FontSize.allCases.map { size in
@@ -166,6 +166,8 @@ let optionTable: [OptionSpec] = [
           help: "Draw samples as stored. By default pictures with an ICC profile (JPEG, PNG iCCP), PNG cICP, sRGB "
               + "or gAMA/cHRM chunks are converted to sRGB (perceptual intent), and converted pages say sRGB.",
           defaultText: nil),
+    .init(key: .noVideoBadge, short: nil, long: "no-video-badge", value: nil,
+          help: "No play mark on videos' poster frames (drawn by default, bottom left of the picture).", defaultText: nil),
     .init(key: .sort, short: nil, long: "sort", value: "key",
           help: "Input order: \(InputOrder.wordList).", defaultText: InputOrder.natural.rawValue,
           choices: InputOrder.words),

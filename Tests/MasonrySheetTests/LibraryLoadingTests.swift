@@ -42,4 +42,14 @@ import TestSupport
         #expect(tiff.contains("libtiff.so.6"))
         #expect(!tiff.contains("libheif.so.1"))
     }
+
+    /// FFmpeg (libavformat with libavcodec and libavutil, and libswscale) only for a video.
+    @Test func aVideoLoadsFFmpegAndAPNGDoesNot() throws {
+        let ffmpeg = ["libavformat.so.59", "libavcodec.so.59", "libavutil.so.57", "libswscale.so.6"]
+        let png = try Self.librariesLoaded(drawing: ["sample.png"])
+        for library in ffmpeg { #expect(!png.contains(library), "\(library) was loaded for a sheet of a PNG") }
+        let video = try Self.librariesLoaded(drawing: ["sample.mp4"])
+        for library in ffmpeg { #expect(video.contains(library), "\(library) was not loaded for an MP4") }
+        #expect(!video.contains("libheif.so.1"))
+    }
 }

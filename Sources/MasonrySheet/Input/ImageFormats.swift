@@ -7,6 +7,7 @@ import PNGCodec
 import RAWCodec
 import Raster
 import TIFFCodec
+import VideoCodec
 import WebPCodec
 
 /// One image format the tool reads: how to recognise a file of it from its first bytes, how to
@@ -31,6 +32,8 @@ public final class ImageFormat: Sendable, Hashable, CustomStringConvertible {
     let detection: FormatDetection
     /// The ways its decoder can shrink while decoding (`openDecoder` picks among them).
     public let shrink: ShrinkOnLoad
+    /// A video, drawn as its poster frame: its tile gets a play mark (`TileStyle.videoBadge`).
+    public let isVideo: Bool
     /// The header, read with bounded reads; no limit is checked here (the table does it).
     let readHeader: @Sendable (_ file: InputFile) throws(ImageError) -> SourceHeader
     /// A decoder whose rows are at least `minimumWidth` × `minimumHeight` in the stored
@@ -47,7 +50,8 @@ public final class ImageFormat: Sendable, Hashable, CustomStringConvertible {
     /// (stored orientation), from its header alone: a RAW's `rawSource`. Nil for none.
     let manifestFields: (@Sendable (_ header: SourceHeader, _ target: DecodeTarget) -> [(key: String, value: String)])?
 
-    init(name: String, folderExtensions: [String], decoderVersion: @autoclosure @escaping @Sendable () -> String, detection: FormatDetection, shrink: ShrinkOnLoad,
+    init(name: String, folderExtensions: [String], decoderVersion: @autoclosure @escaping @Sendable () -> String, detection: FormatDetection,
+         shrink: ShrinkOnLoad, isVideo: Bool = false,
          readHeader: @escaping @Sendable (_ file: InputFile) throws(ImageError) -> SourceHeader,
          openDecoder: @escaping @Sendable (_ file: InputFile, _ limits: DecodeLimits, _ minimumWidth: Int, _ minimumHeight: Int)
             throws(ImageError) -> (header: SourceHeader, rows: any RowSource),
@@ -59,6 +63,7 @@ public final class ImageFormat: Sendable, Hashable, CustomStringConvertible {
         versionOfDecoder = decoderVersion
         self.detection = detection
         self.shrink = shrink
+        self.isVideo = isVideo
         self.readHeader = readHeader
         self.openDecoder = openDecoder
         self.openConvertingDecoder = openConvertingDecoder
@@ -86,6 +91,9 @@ struct FormatDetection: Sendable {
     static let distinct = 0
     /// A format recognised inside a container family another entry also reads (a RAW in TIFF).
     static let specialised = 10
+    /// A container family's catch-all, which a file another entry also accepts goes to
+    /// (an ISOBMFF file of HEIF brands beside MPEG-4 ones is HEIF's, not MP4's).
+    static let generic = -10
 
     init(prefixBytes: Int, priority: Int = FormatDetection.distinct, matches: @escaping @Sendable (_ prefix: [UInt8]) -> Bool) {
         self.prefixBytes = prefixBytes
@@ -103,6 +111,9 @@ public struct SourceHeader: Sendable, Hashable {
     private let storedWidth: UInt32
     private let storedHeight: UInt32
     private let storedFrameCount: UInt32
+    /// A video's duration in whole seconds plus one (0: a picture, or a video of unknown length);
+    /// 16 bits (18 hours at most) fit beside the orientation, so it costs a planned image nothing.
+    private let storedDuration: UInt16
     /// How the stored picture is turned to be shown (EXIF); `.up` for formats whose decoder
     /// applies the file's own transformations.
     public let orientation: ExifOrientation
@@ -124,6 +135,8 @@ public struct SourceHeader: Sendable, Hashable {
     public var height: Int { Int(storedHeight) }
     /// How many frames the file holds (1 for a still; the first is drawn).
     public var frameCount: Int { Int(storedFrameCount) }
+    /// A video's duration in whole seconds (rounded), nil for a picture or an unknown length.
+    public var durationSeconds: Int? { storedDuration == 0 ? nil : Int(storedDuration) - 1 }
     /// The picture's colour space as the file describes it, and what converting it needs.
     public var color: ColorDecision { colorBox?.decision ?? .untagged }
     /// The manifest's name of the colour space (`"untagged"`, `"sRGB"`, `"icc:…"`).
@@ -133,9 +146,9 @@ public struct SourceHeader: Sendable, Hashable {
     /// larger values saturate).
     public init(width: Int, height: Int, orientation: ExifOrientation = .up, frameCount: Int = 1,
                 decodedPixels: Int? = nil, wholePictureBytes: Int = 0, color: ColorDecision = .untagged,
-                embeddedPictures: [PictureSize] = []) {
+                durationSeconds: Int? = nil, embeddedPictures: [PictureSize] = []) {
         self.init(width: width, height: height, orientation: orientation, frameCount: frameCount, decodedPixels: decodedPixels,
-                  wholePictureBytes: wholePictureBytes,
+                  wholePictureBytes: wholePictureBytes, durationSeconds: durationSeconds,
                   colorBox: color == .untagged ? nil : ColorBox(decision: color, name: color.space.manifestName),
                   embeddedPictures: embeddedPictures)
     }
@@ -144,15 +157,16 @@ public struct SourceHeader: Sendable, Hashable {
     /// were painted; a page job reads its pages' headers again instead).
     init(width: Int, height: Int, orientation: ExifOrientation, frameCount: Int, colorName: String) {
         self.init(width: width, height: height, orientation: orientation, frameCount: frameCount, decodedPixels: nil,
-                  wholePictureBytes: 0, colorBox: colorName == "untagged" ? nil : ColorBox(decision: .untagged, name: colorName),
-                  embeddedPictures: [])
+                  wholePictureBytes: 0, durationSeconds: nil,
+                  colorBox: colorName == "untagged" ? nil : ColorBox(decision: .untagged, name: colorName), embeddedPictures: [])
     }
 
     private init(width: Int, height: Int, orientation: ExifOrientation, frameCount: Int, decodedPixels: Int?,
-                 wholePictureBytes: Int, colorBox: ColorBox?, embeddedPictures: [PictureSize]) {
+                 wholePictureBytes: Int, durationSeconds: Int?, colorBox: ColorBox?, embeddedPictures: [PictureSize]) {
         storedWidth = UInt32(clamping: width)
         storedHeight = UInt32(clamping: height)
         storedFrameCount = UInt32(clamping: frameCount)
+        storedDuration = durationSeconds.map { UInt16(clamping: min(max($0, 0), Int(UInt16.max) - 1) + 1) } ?? 0
         self.orientation = orientation
         self.decodedPixels = decodedPixels ?? width * height
         self.wholePictureBytes = wholePictureBytes
@@ -301,8 +315,29 @@ public enum ImageFormats {
             return [("rawSource", RAWHeader.source(previewSizes: sizes, target: target).manifestName)]
         })
 
+    /// Videos: the poster frame (`VideoDecoder`: at 10 % of the duration), any output size
+    /// through swscale; the display matrix is the orientation, the stream's frames the frame count.
+    static let mp4 = video(.mp4, folderExtensions: [".mp4", ".m4v"], priority: FormatDetection.generic)
+    static let mov = video(.mov, folderExtensions: [".mov"], priority: FormatDetection.generic)
+    static let matroska = video(.matroska, folderExtensions: [".mkv", ".webm"])
+    static let avi = video(.avi, folderExtensions: [".avi"])
+
+    private static func video(_ container: VideoContainer, folderExtensions: [String], priority: Int = FormatDetection.distinct) -> ImageFormat {
+        ImageFormat(
+            name: container.rawValue, folderExtensions: folderExtensions, decoderVersion: VideoDecoder.libraryVersion,
+            detection: FormatDetection(prefixBytes: VideoContainer.signaturePrefixBytes, priority: priority) { prefix in
+                VideoContainer(prefix: prefix) == container
+            },
+            shrink: .anyScale, isVideo: true,
+            readHeader: { file throws(ImageError) in SourceHeader(try VideoHeader(file: file, container: container)) },
+            openDecoder: { file, limits, minimumWidth, minimumHeight throws(ImageError) in
+                let decoder = try VideoDecoder(file: file, container: container, limits: limits, minimumWidth: minimumWidth, minimumHeight: minimumHeight)
+                return (SourceHeader(decoder.header), decoder)
+            })
+    }
+
     /// Every format the tool reads.
-    public static let all: [ImageFormat] = [png, jpeg, webp, gif, heif, avif, tiff, raw]
+    public static let all: [ImageFormat] = [png, jpeg, webp, gif, heif, avif, tiff, raw, mp4, mov, matroska, avi]
 
     /// Every extension a folder scan picks up.
     static let folderExtensions: [[UInt8]] = all.flatMap(\.folderExtensions).map { Array($0.utf8) }
@@ -467,5 +502,15 @@ extension SourceHeader {
             : page.colorSamples < 3 && page.photometric != TIFFImageDirectory.palette ? .grey : .rgb
         self.init(width: tiff.width, height: tiff.height, orientation: tiff.orientation, frameCount: tiff.pageCount,
                   color: color.decision(for: model))
+    }
+
+    /// A video's poster frame: its shown shape before the display matrix's turn, which is the
+    /// orientation. The decoder holds its reference frames (up to 16 of 1.5 bytes a pixel, as
+    /// H.264 and HEVC allow) and the converted poster: 28 bytes a coded pixel, saturating.
+    init(_ video: VideoHeader) {
+        self.init(width: video.width, height: video.height, orientation: video.orientation, frameCount: max(1, video.frameCount),
+                  decodedPixels: video.codedWidth * video.codedHeight,
+                  wholePictureBytes: Self.saturatingProduct(video.codedWidth, video.codedHeight, 28),
+                  durationSeconds: video.durationMicroseconds.map { ($0 + 500_000) / 1_000_000 })
     }
 }

@@ -76,7 +76,7 @@ final class BandScheduler: @unchecked Sendable {
             case .picture(let image, _): cost + plan.images[image].source.decodedPixels
             case .pairPanels(let panels):
                 cost + (panels.baseline?.image.source.decodedPixels ?? 0) + (panels.current?.image.source.decodedPixels ?? 0)
-            case .fill, .frame, .text: cost
+            case .fill, .frame, .text, .playMark: cost
             }
         }
     }

@@ -32,6 +32,8 @@ struct TilePainter: Sendable {
                 }
             case .pairPanels(let panels):
                 outcome = PairPanelsPainter(panels: panels, limits: limits, opener: opener, underlay: plan.underlay).paint(into: canvas)
+            case .playMark(let rect):
+                PlayMarkPainter.paint(over: Self.pixelRect(rect), clip: clip, channels: canvas.channels, row: row)
             case .fill(let rect, let color):
                 BoxPainter.fill(Self.pixelRect(rect), color: color, clip: clip, channels: canvas.channels, row: row)
             case .frame(let rect, let width, let color):

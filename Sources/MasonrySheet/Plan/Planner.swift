@@ -100,6 +100,7 @@ enum Planner {
                     var layers: [Layer] = []
                     if let color = style.tileBackground { layers.append(.fill(rect: tile.frame, color: color)) }
                     layers.append(.picture(image: tile.index, rect: tile.imageFrame))
+                    if style.videoBadge, images[tile.index].format.isVideo { layers.append(.playMark(rect: tile.imageFrame)) }
                     if !captions.isEmpty {
                         layers.append(.text(lines: captions[tile.index], rect: tile.bandFrame,
                                             top: TileStyle.captionPadding.vertical, font: style.fontSize, color: textColor,

@@ -133,4 +133,6 @@ enum Layer: Sendable {
     case text(lines: [TextLine], rect: LayoutRect, top: Int, font: FontSize, color: RGBA8Color, inset: Int?)
     /// A compare pair's baseline, current and difference pictures, side by side.
     case pairPanels(PairPanels)
+    /// A video's play mark over its poster frame in `rect` (`PlayMarkPainter`).
+    case playMark(rect: LayoutRect)
 }

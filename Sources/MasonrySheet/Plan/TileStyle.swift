@@ -13,6 +13,8 @@ public struct TileStyle: Sendable, Hashable {
     /// A border inside each tile, drawn over the picture's edge; nil for none.
     public var frame: Frame?
     public var enlarge: EnlargeMode = .smooth
+    /// A play mark on every video's poster frame (`--no-video-badge` turns it off).
+    public var videoBadge = true
 
     public init() {}
 
@@ -51,14 +53,14 @@ public struct CaptionFormat: Sendable, Hashable {
     /// One piece of a line.
     enum Piece: Sendable, Hashable {
         case text([UInt8])
-        case name, path, stem, width, height, bytes, index
+        case name, path, stem, width, height, bytes, index, duration
     }
 
     let lines: [[Piece]]
     var lineCount: Int { lines.count }
 
     /// The placeholders a format may use.
-    public static let placeholders = ["name", "path", "stem", "width", "height", "bytes", "index"]
+    public static let placeholders = ["name", "path", "stem", "width", "height", "bytes", "index", "duration"]
 
     /// Parses `format`; throws a one-line reason for an unknown placeholder, a brace that is
     /// not closed or doubled, or more than 4 lines.
@@ -96,6 +98,7 @@ public struct CaptionFormat: Sendable, Hashable {
                 case "height": piece = .height
                 case "bytes": piece = .bytes
                 case "index": piece = .index
+                case "duration": piece = .duration
                 default:
                     throw CaptionFormatError("unknown placeholder '{\(name)}'; use "
                                              + Self.placeholders.map { "{\($0)}" }.joined(separator: ", "))
@@ -115,6 +118,13 @@ public struct CaptionFormat: Sendable, Hashable {
         self.lines = lines
     }
 
+    /// A duration as a player shows it: "0:07", "1:07", "1:02:03".
+    static func clock(_ seconds: Int) -> String {
+        func twoDigits(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
+        let (hours, minutes, rest) = (seconds / 3600, seconds / 60 % 60, seconds % 60)
+        return hours > 0 ? "\(hours):\(twoDigits(minutes)):\(twoDigits(rest))" : "\(minutes):\(twoDigits(rest))"
+    }
+
     /// The caption's lines for `image` (tile number `index`), as raw bytes.
     func render(_ image: PlannedImage, index: Int) -> [[UInt8]] {
         lines.map { pieces in
@@ -130,6 +140,7 @@ public struct CaptionFormat: Sendable, Hashable {
                 case .height: Array(String(image.height).utf8)
                 case .bytes: Array(String(image.byteSize).utf8)
                 case .index: Array(String(index).utf8)
+                case .duration: image.source.durationSeconds.map { Array(Self.clock($0).utf8) } ?? []
                 }
             }
         }

@@ -31,6 +31,7 @@ struct Manifest {
                                            ("sourceWidth", .int(image.width)), ("sourceHeight", .int(image.height)),
                                            ("format", .string(image.format.name))]
             if image.source.frameCount > 1 { added.append(("frames", .int(image.source.frameCount))) }
+            if let seconds = image.source.durationSeconds { added.append(("duration", .int(seconds))) }
             if let fields = image.format.manifestFields {
                 let shown = tile.imageFrame
                 let target = image.orientation.displaySize(width: shown.width, height: shown.height)

@@ -1,0 +1,184 @@
+import CBridgeSupport
+import CodecCore
+import CVideoBridge
+import Raster
+
+/// What the header pass knows of a video: its first video stream's picture, turn and length.
+/// MP4 and MOV are read by Masonry's own box walk (`MP4Header`, no FFmpeg); Matroska/WebM and
+/// AVI by FFmpeg's demuxer (`avformat_open_input` and `avformat_find_stream_info`, which parse
+/// the codec's parameter sets and may decode a frame to learn its pixel format).
+public struct VideoHeader: Sendable, Hashable {
+    public let container: VideoContainer
+    public let codedWidth: Int, codedHeight: Int
+    /// The sample aspect ratio (1:1 when the file gives none).
+    public let sampleAspectNumerator: Int, sampleAspectDenominator: Int
+    /// The display matrix's clockwise rotation: 0, 90, 180 or 270.
+    public let rotation: Int
+    /// Microseconds, nil when unknown.
+    public let durationMicroseconds: Int?
+    /// Frames of the stream when the container says (0 when it does not).
+    public let frameCount: Int
+    public let codec: String
+
+    /// The picture as stored, its sample aspect ratio applied (the width rounded): what the
+    /// decoder's rows hold before `orientation` turns them.
+    public var width: Int {
+        max(1, Int((Double(codedWidth) * Double(sampleAspectNumerator) / Double(sampleAspectDenominator)).rounded()))
+    }
+    public var height: Int { codedHeight }
+    /// The display matrix as a turn of the stored picture.
+    public var orientation: ExifOrientation {
+        switch rotation {
+        case 90: .right
+        case 180: .down
+        case 270: .left
+        default: .up
+        }
+    }
+
+    /// Reads the header of `file`, of the container its signature named.
+    public init(file: InputFile, container: VideoContainer) throws(ImageError) {
+        if container.hasOwnHeaderReader {
+            self.init(try MP4Header(file: file, container: container))
+        } else {
+            let session = try VideoSession(file: file)
+            self.init(try session.open(container), container: container)
+        }
+    }
+
+    init(_ mp4: MP4Header) {
+        container = mp4.container
+        codedWidth = mp4.codedWidth
+        codedHeight = mp4.codedHeight
+        sampleAspectNumerator = mp4.sampleAspect.numerator
+        sampleAspectDenominator = mp4.sampleAspect.denominator
+        rotation = mp4.rotation
+        durationMicroseconds = mp4.durationMicroseconds
+        frameCount = mp4.frameCount
+        codec = mp4.codec
+    }
+
+    init(_ info: mvid_info, container: VideoContainer) {
+        self.container = container
+        codedWidth = Int(info.width)
+        codedHeight = Int(info.height)
+        let known = info.sar_num > 0 && info.sar_den > 0
+        sampleAspectNumerator = known ? Int(info.sar_num) : 1
+        sampleAspectDenominator = known ? Int(info.sar_den) : 1
+        rotation = Int(info.rotation)
+        durationMicroseconds = info.duration_us >= 0 ? Int(info.duration_us) : nil
+        frameCount = Int(info.frames)
+        codec = withUnsafeBytes(of: info.codec) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+    }
+}
+
+/// One FFmpeg demuxer over a file (the bridge's `mvid_video`), released with it.
+final class VideoSession {
+    let video: OpaquePointer
+    /// Kept open while FFmpeg reads it.
+    private let file: InputFile
+
+    /// How long one file may take, header and poster: 30 s.
+    static let deadlineMilliseconds: Int32 = 30_000
+    /// Streams a container may hold (a phone clip has two to five).
+    static let maxStreams: Int32 = 64
+
+    init(file: InputFile) throws(ImageError) {
+        if let failure = mvid_library_failure() { throw ImageError(.unsupported, String(cString: failure)) }
+        guard let video = mvid_create(file.descriptor, Int64(file.size), Self.deadlineMilliseconds) else { throw ImageError(.outOfMemory) }
+        self.video = video
+        self.file = file
+    }
+
+    deinit { mvid_destroy(video) }
+
+    func open(_ container: VideoContainer) throws(ImageError) -> mvid_info {
+        var info = mvid_info()
+        try check(mvid_open(video, container.demuxer, Self.maxStreams, &info), container)
+        return info
+    }
+
+    func check(_ status: mb_status, _ container: VideoContainer) throws(ImageError) {
+        guard status != MB_OK else { return }
+        let message = mvid_message(video)!.pointee
+        if status == MB_IO, message.error_number != 0 { throw ImageError(.readFailed(errno: message.error_number)) }
+        let words = ImageError.text(message)
+        let what = switch status {
+        case MB_UNSUPPORTED: "unsupported \(container.rawValue) file"
+        case MB_LIMIT: "\(container.rawValue) file over the limits"
+        default: "unreadable \(container.rawValue) file"
+        }
+        throw ImageError(bridge: status, reason: "\(what): \(words.isEmpty ? "FFmpeg failed" : words)")
+    }
+}
+
+/// A video's poster frame (FFmpeg 5.1's demuxers and decoders, through CVideoBridge).
+///
+/// - The header is read first (`VideoHeader`); its sizes must pass `limits.refusal` before
+///   FFmpeg decodes, and for MP4 and MOV FFmpeg must find the coded size and rotation the own
+///   reader found.
+/// - The poster: the first frame at or after 10 % of the duration (FFmpeg seeks to the keyframe
+///   before and decodes forward), the first frame of a clip under a second or of unknown length;
+///   at most `maxPackets` packets, one decoder thread.
+/// - Rows: `.rgb8`, top to bottom in the stored orientation (the display matrix is the header's
+///   `orientation`), the sample aspect ratio applied, scaled by swscale with the stream's matrix
+///   and range to the smallest size at least twice the minimum (`DecodeTarget.anyScaleSize`).
+///   The whole poster is converted in `init`; `trailingProblem` is always nil.
+public final class VideoDecoder: RowSource {
+    public let header: VideoHeader
+    public let width: Int
+    public let height: Int
+    public let rowFormat: PixelFormat = .rgb8
+    public let trailingProblem: ImageError? = nil
+    private let session: VideoSession
+    private var cursor: RowCursor
+
+    /// Packets read looking for the poster, after the seek.
+    public static let maxPackets: Int32 = 2000
+
+    /// FFmpeg's run-time version, for cache keys: "libavformat 59.27.100 (FFmpeg 5.1.…)".
+    public static var libraryVersion: String { String(cString: mvid_version()) }
+
+    public init(file: InputFile, container: VideoContainer, limits: DecodeLimits, minimumWidth: Int, minimumHeight: Int) throws(ImageError) {
+        let session = try VideoSession(file: file)
+        let header: VideoHeader
+        if container.hasOwnHeaderReader {
+            header = VideoHeader(try MP4Header(file: file, container: container))
+            try Self.checkLimits(header, limits)
+            let info = try session.open(container)
+            guard (Int(info.width), Int(info.height), Int(info.rotation)) == (header.codedWidth, header.codedHeight, header.rotation) else {
+                throw ImageError(.malformed, "malformed \(container.rawValue) file: FFmpeg reads \(info.width)×\(info.height) turned \(info.rotation)° "
+                                 + "where the header says \(header.codedWidth)×\(header.codedHeight) turned \(header.rotation)°")
+            }
+        } else {
+            header = VideoHeader(try session.open(container), container: container)
+            try Self.checkLimits(header, limits)
+        }
+        // 0 × 0 asks for the full size.
+        let size = minimumWidth == 0 && minimumHeight == 0 ? (width: header.width, height: header.height)
+            : DecodeTarget(minimumWidth: minimumWidth, minimumHeight: minimumHeight).anyScaleSize(width: header.width, height: header.height)
+        try session.check(mvid_decode_poster(session.video, Int32(size.width), Int32(size.height), Self.maxPackets,
+                                             Int64(limits.maxPixels)), container)
+        self.header = header
+        self.session = session
+        width = size.width
+        height = size.height
+        cursor = RowCursor(height: size.height)
+    }
+
+    /// The coded and the shown size must both pass `limits`.
+    static func checkLimits(_ header: VideoHeader, _ limits: DecodeLimits) throws(ImageError) {
+        for (width, height) in [(header.codedWidth, header.codedHeight), (header.width, header.height)] {
+            if let refusal = limits.refusal(width: width, height: height) { throw refusal }
+        }
+    }
+
+    public func nextRow() throws(ImageError) -> UnsafeBufferPointer<UInt8>? {
+        try cursor.next(read: { y throws(ImageError) in
+            guard let row = mvid_row(session.video, Int32(y)) else { throw ImageError(.misuse("no poster row \(y)")) }
+            return UnsafeBufferPointer(start: row, count: width * 3)
+        }, finish: {})
+    }
+
+    public var rowsStarted: Bool { cursor.started }
+}
