@@ -242,7 +242,9 @@ public enum SheetPipeline {
                 let version = (request.planOnly || request.page != nil) && !request.gatherOnly || plan.pages.count > 1
                     || options.paging.maxImagesPerPage > 0 || options.style.caption != nil || options.title != nil
                     || options.sections ? 2 : 1
-                let listed = version == 1 ? drawn : plan.layout.tiles
+                // `masonry index` paints nothing: its one-page manifest lists the plan's tiles, as the
+                // one-machine run lists those it drew (the same when no picture failed, SPEC §15).
+                let listed = version == 1 && !request.gatherOnly ? drawn : plan.layout.tiles
                 let text: String
                 do {
                     text = try Manifest(plan: plan, version: version, items: listed, skipped: skipped).json()

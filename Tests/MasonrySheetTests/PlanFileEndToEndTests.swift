@@ -40,6 +40,29 @@ import TestSupport
          "--title", "Plan", "--frame", "2:#ff0000", "--sort", "size", "--reverse"],
     ]
 
+    /// A one-page plan (a version-1 manifest: only the drawn tiles are listed) gathered by
+    /// `masonry index` lists every tile, as the one-machine run does; a video's duration and
+    /// frame count travel in the plan (issue #32 with #30's videos).
+    @Test func aOnePagePlanWithAVideoIndexesAsAOneMachineRun() throws {
+        let folder = TemporaryFolder()
+        try Self.makeInputs(folder, count: 3)
+        let clip = Bundle.module.resourceURL!.appendingPathComponent("Fixtures/Video/clip.mov").path
+        try FileManager.default.copyItem(atPath: clip, toPath: folder.file("in/clip.mov"))
+        let common = ["-r", "../in", "-o", "s.png", "--manifest", "s.json"]
+        let full = try run(common, in: folder.file("a"))
+        try #require(full.status == 0, "\(full.standardError)")
+        let plan = try run(common + ["--plan-only", "--plan", "s.mplan"], in: folder.file("b"))
+        try #require(plan.status == 0, "\(plan.standardError)")
+        try FileManager.default.removeItem(atPath: folder.file("b/s.json"))
+        let index = try run(["index", "--from-plan", "s.mplan"], in: folder.file("b"))
+        try #require(index.status == 0, "\(index.standardError)")
+        let expected = try #require(bytes(folder.file("a/s.json")))
+        let manifest = String(decoding: expected, as: UTF8.self)
+        #expect(manifest.contains("\"version\": 1,") && manifest.contains("\"duration\": 3") && manifest.contains("\"path\": \"../in/s1/img1.png\""),
+                "the one-machine manifest: \(manifest)")
+        #expect(bytes(folder.file("b/s.json")) == expected, "the index differs: \(String(decoding: bytes(folder.file("b/s.json")) ?? [], as: UTF8.self))")
+    }
+
     @Test(arguments: 0..<2)
     func pagesPaintedFromAPlanAndTheIndexEqualAOneMachineRun(style: Int) throws {
         let folder = TemporaryFolder()

@@ -155,9 +155,9 @@ public struct SourceHeader: Sendable, Hashable {
 
     /// A header known from a plan file: its colour space by name only (drawn as untagged if it
     /// were painted; a page job reads its pages' headers again instead).
-    init(width: Int, height: Int, orientation: ExifOrientation, frameCount: Int, colorName: String) {
+    init(width: Int, height: Int, orientation: ExifOrientation, frameCount: Int, durationSeconds: Int?, colorName: String) {
         self.init(width: width, height: height, orientation: orientation, frameCount: frameCount, decodedPixels: nil,
-                  wholePictureBytes: 0, durationSeconds: nil,
+                  wholePictureBytes: 0, durationSeconds: durationSeconds,
                   colorBox: colorName == "untagged" ? nil : ColorBox(decision: .untagged, name: colorName), embeddedPictures: [])
     }
 

@@ -105,7 +105,8 @@ extension PlanFile {
                 body.append(UInt32(image.source.height))
                 body.append(UInt8(image.orientation.rawValue))
                 body.append(UInt8(ImageFormats.all.firstIndex(of: image.format)!))
-                body.append(UInt16(0))
+                // A video's duration in seconds plus one (0: none), as SourceHeader keeps it.
+                body.append(UInt16(image.source.durationSeconds.map { min(max($0, 0), Int(UInt16.max) - 1) + 1 } ?? 0))
                 body.append(colorOfImage[index])
                 body.append(UInt32(image.source.frameCount))
                 body.append(UInt32(0))
@@ -428,7 +429,7 @@ private struct PlanReader {
         _ = try u32("image records")
         let width = try u32("image records"), height = try u32("image records")
         let orientation = try u8("image records"), format = try u8("image records")
-        _ = try u16("image records")
+        let duration = try u16("image records")
         let color = try u32("image records"), frames = try u32("image records")
         _ = try u32("image records")
         let byteSize = try u64("image records"), modified = try u64("image records"), inode = try u64("image records")
@@ -444,6 +445,7 @@ private struct PlanReader {
         let path = RawPath(bytes: Array(bytes[start ..< start + Int(pathLength)]))
         return PlannedImage(path: path, format: ImageFormats.all[Int(format)],
                             source: SourceHeader(width: Int(width), height: Int(height), orientation: shown, frameCount: Int(frames),
+                                                 durationSeconds: duration == 0 ? nil : Int(duration) - 1,
                                                  colorName: colorNames[Int(color)]),
                             orientation: shown,
                             stamp: FileStamp(byteSize: Int64(byteSize), modificationTime: Int64(bitPattern: modified), inode: inode))
