@@ -135,6 +135,54 @@ import TestSupport
         #expect(run.errorLines.last?.contains("1 image, 7 skipped") == true, "\(run.standardError)")
     }
 
+    /// A QuickTime data reference (a Mac alias record, which FFmpeg's `mov` demuxer reads as a
+    /// path) naming a FIFO beside the file: FFmpeg is never allowed to open it (Masonry's
+    /// `io_open` refuses every file and FFmpeg's `enable_drefs` stays off). Were the FIFO opened,
+    /// the open would block for ever, with no writer: the run must end, within a bound.
+    @Test func aDataReferenceToAFIFOOpensNothing() throws {
+        let folder = TemporaryFolder()
+        try FileManager.default.createDirectory(atPath: folder.file("in"), withIntermediateDirectories: true)
+        let fifo = folder.file("in/reference.fifo")
+        try #require(mkfifo(fifo, 0o644) == 0)
+        var clip = try [UInt8](Data(contentsOf: Self.fixtures.appendingPathComponent("clip.mov")))
+        func be(_ value: Int, _ bytes: Int) -> [UInt8] { (0..<bytes).reversed().map { UInt8(truncatingIfNeeded: value >> (8 * $0)) } }
+        func size(at offset: Int) -> Int { clip[offset..<(offset + 4)].reduce(0) { $0 << 8 | Int($1) } }
+        // The boxes from `moov` down to `dref` (the clip's `moov` follows its `mdat`, so no chunk
+        // offset moves when they grow).
+        var chain: [Int] = []
+        var at = 0, end = clip.count
+        for wanted in ["moov", "trak", "mdia", "minf", "dinf", "dref"] {
+            while at + 8 <= end, String(decoding: clip[(at + 4)..<(at + 8)], as: UTF8.self) != wanted { at += size(at: at) }
+            try #require(at + 8 <= end, "clip.mov has no '\(wanted)'")
+            chain.append(at)
+            end = at + size(at: at)
+            at += wanted == "dref" ? 16 : 8
+        }
+        // One 'alis' entry: FFmpeg's layout of an alias record, then an absolute-path record.
+        let path = Array(fifo.utf8) + (fifo.utf8.count % 2 == 1 ? [0] : [])
+        var alias = be(0, 4) + be(0, 10) + [4] + Array("Disk".utf8) + [UInt8](repeating: 0, count: 23) + be(0, 12)
+        alias += [14] + Array("reference.fifo".utf8) + [UInt8](repeating: 0, count: 49) + be(0, 16) + be(1, 2) + be(1, 2) + be(0, 16)
+        alias += be(2, 2) + be(path.count, 2) + path + be(0xFFFF, 2) + be(0, 2)
+        let entry = be(8 + alias.count, 4) + Array("alis".utf8) + alias
+        let dref = chain.last!
+        let replaced = be(16 + entry.count, 4) + Array("dref".utf8) + be(0, 4) + be(1, 4) + entry
+        let delta = replaced.count - size(at: dref)
+        for box in chain.dropLast() { clip.replaceSubrange(box..<(box + 4), with: be(size(at: box) + delta, 4)) }
+        clip.replaceSubrange(dref..<(dref + size(at: dref)), with: replaced)
+        try Data(clip).write(to: URL(fileURLWithPath: folder.file("in/reference.mov")))
+
+        let (process, output, error) = try MasonryExecutable.start(["in/reference.mov", "-o", "s.png"], in: folder.path)
+        let deadline = Date().addingTimeInterval(20)
+        while process.isRunning && Date() < deadline { usleep(20_000) }
+        let hung = process.isRunning
+        if hung { process.terminate() }
+        process.waitUntilExit()
+        _ = output.fileHandleForReading.readDataToEndOfFile()
+        let message = String(decoding: error.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(!hung, "masonry still ran after 20 s: FFmpeg opened the FIFO the data reference names")
+        #expect(message.contains("reference.mov") && !message.contains("\n\n"), "\(message)")
+    }
+
     /// The size the clip's `mdat` box claims, from a walk of its top-level boxes.
     static func mdatSize(_ bytes: [UInt8]) -> Int {
         var at = 0
