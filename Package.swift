@@ -163,6 +163,8 @@ let package = Package(
         .target(name: "TileCache", dependencies: ["CLibZ", "WorkerThreads"]),
         .executableTarget(name: "masonry", dependencies: ["MasonryCLI", "MasonrySheet"]),
         .executableTarget(name: "masonry-bench", dependencies: ["CodecCore", "ColorManagement", "MasonrySheet", "PNGCodec", "JPEGCodec", "TIFFCodec", "RAWCodec", "WaterfallLayout", "Raster", "SeededRandom", "WorkerThreads", "BitmapText"]),
+        // The decode floors masonry-bench times as whole processes (issue #34): C, libjpeg-turbo and libpng alone.
+        .executableTarget(name: "masonry-floor", linkerSettings: [.linkedLibrary("jpeg"), .linkedLibrary("png16"), .linkedLibrary("pthread")]),
         .target(name: "GalleryPage", dependencies: ["BitmapText"]),
         .executableTarget(name: "gallery-page-bench", dependencies: ["CodecCore", "GalleryPage", "PNGCodec", "BrowserHarness"]),
         // Headless Chromium over the DevTools pipe, for gallery-page-bench and the browser tests.

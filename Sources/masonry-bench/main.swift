@@ -46,6 +46,10 @@ struct BenchOptions {
     var planScaleOnly = false
     /// Run only the caption-scripts stage (CaptionScriptsStage.swift).
     var captionScriptsOnly = false
+    /// Run only the process-level stage (ProcessStage.swift): whole processes against masonry-floor.
+    var processOnly = false
+    /// The process-level stage on small sets, for CI's log (ProcessStage.swift).
+    var ciSummary = false
     var seed: UInt64 = 20_240_601
 }
 
@@ -76,6 +80,8 @@ func parseOptions() -> BenchOptions {
         case "--color-only": options.colorOnly = true
         case "--plan-scale-only": options.planScaleOnly = true
         case "--caption-scripts-only": options.captionScriptsOnly = true
+        case "--process-only": options.processOnly = true
+        case "--ci-summary": options.ciSummary = true
         case "-h", "--help":
             print("""
             usage: masonry-bench [--quick] [--json path] [--corpus dir] [--runs n] [--masonry path]
@@ -102,6 +108,12 @@ func parseOptions() -> BenchOptions {
                            1 M small PNGs (hard links in nested folders, made once in <corpus>/plan-scale)
               --caption-scripts-only  run only the caption-scripts stage: the same sheet of small pictures
                            with ASCII captions and with captions in 12 scripts, interleaved (goal ≤ 1.05×)
+              --process-only  run only the process-level stage (issue #34): masonry as a whole process, interleaved
+                           with masonry-floor (C: libjpeg-turbo at masonry's DCT scale, or libpng) on 16 photos of
+                           12 MP and 48 of 1 MP (4 columns of 300 px), 1,000 small PNGs (openclipart-png), start-up
+                           (--version, a one-picture sheet) and a warm cache (1 changed input of 48 and of 200)
+              --ci-summary  the process-level stage on small sets (4 photos of 12 MP; no 200-input cache run),
+                           3 runs unless --runs: the ratios CI prints (never a failure)
             """)
             exit(0)
         default: fail("unknown argument \(argument) (see --help)")
@@ -437,6 +449,14 @@ do {
         try FileManager.default.createDirectory(atPath: corpusRoot + "/out", withIntermediateDirectories: true)
         try captionScriptsStage(masonry: masonry, root: corpusRoot, outDir: corpusRoot + "/out", runs: runs,
                                 count: options.quick ? 120 : 240)
+        printTable()
+        for row in results where !row.note.isEmpty { print("  \(row.stage) / \(row.metric): \(row.note)") }
+        exit(0)
+    }
+    if options.processOnly || options.ciSummary {
+        try FileManager.default.createDirectory(atPath: corpusRoot + "/out", withIntermediateDirectories: true)
+        try processStage(masonry: masonry, root: corpusRoot + "/process", outDir: corpusRoot + "/out",
+                         runs: options.runs ?? (options.ciSummary ? 3 : runs), cores: cores, quick: options.ciSummary)
         printTable()
         for row in results where !row.note.isEmpty { print("  \(row.stage) / \(row.metric): \(row.note)") }
         exit(0)

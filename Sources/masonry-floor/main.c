@@ -1,0 +1,193 @@
+// masonry-floor: the decode floors that masonry-bench's process-level stage (issue #34) times
+// as whole processes beside masonry itself. A C program with nothing but the decoding library,
+// so its start-up is a C tool's and its work is the least any contact-sheet tool must do.
+//
+//   masonry-floor jpeg THREADS LIST   LIST lines "EIGHTHS PATH": libjpeg-turbo decodes PATH at
+//                                     EIGHTHS/8 (the DCT scale masonry chooses, which the bench
+//                                     computes with masonry's own rule) to RGB (grey stays grey)
+//   masonry-floor png THREADS LIST    LIST lines "PATH": libpng decodes every row as 8-bit RGBA
+//
+// THREADS workers take files in list order from one counter. The rows are discarded after a
+// checksum that is printed, so no decode can be optimised away. Exit 1 on any failure.
+#include <errno.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <jpeglib.h>
+#include <png.h>
+
+typedef struct {
+    int eighths;          // JPEG only
+    char *path;
+} floor_file;
+
+typedef enum { FLOOR_JPEG, FLOOR_PNG } floor_kind;
+
+static floor_kind kind;
+static floor_file *files;
+static size_t file_count;
+static atomic_size_t next_file;
+static atomic_uint_fast64_t checksum;
+static atomic_int failed;
+
+static void fail(const char *path, const char *why) {
+    fprintf(stderr, "masonry-floor: %s: %s\n", path, why);
+    atomic_store(&failed, 1);
+}
+
+// libjpeg: errors longjmp back to the decode that set the buffer.
+typedef struct {
+    struct jpeg_error_mgr manager;
+    jmp_buf escape;
+} jpeg_failure;
+
+static void jpeg_error_exit(j_common_ptr cinfo) { longjmp(((jpeg_failure *)cinfo->err)->escape, 1); }
+static void jpeg_silent(j_common_ptr cinfo, int level) { (void)cinfo; (void)level; }
+
+static uint64_t decode_jpeg(const floor_file *file) {
+    FILE *stream = fopen(file->path, "rb");
+    if (stream == NULL) { fail(file->path, strerror(errno)); return 0; }
+    struct jpeg_decompress_struct cinfo;
+    jpeg_failure failure;
+    cinfo.err = jpeg_std_error(&failure.manager);
+    failure.manager.error_exit = jpeg_error_exit;
+    failure.manager.emit_message = jpeg_silent;
+    JSAMPLE *row = NULL;
+    uint64_t sum = 0;
+    if (setjmp(failure.escape)) {
+        fail(file->path, "libjpeg failed");
+        jpeg_destroy_decompress(&cinfo);
+        free(row);
+        fclose(stream);
+        return 0;
+    }
+    jpeg_create_decompress(&cinfo);
+    jpeg_stdio_src(&cinfo, stream);
+    jpeg_read_header(&cinfo, TRUE);
+    cinfo.scale_num = (unsigned int)file->eighths;
+    cinfo.scale_denom = 8;
+    cinfo.dct_method = JDCT_ISLOW;
+    if (cinfo.jpeg_color_space != JCS_GRAYSCALE) cinfo.out_color_space = JCS_RGB;
+    jpeg_start_decompress(&cinfo);
+    row = malloc((size_t)cinfo.output_width * (size_t)cinfo.output_components);
+    while (cinfo.output_scanline < cinfo.output_height) {
+        jpeg_read_scanlines(&cinfo, &row, 1);
+        sum += row[cinfo.output_width - 1];
+    }
+    jpeg_finish_decompress(&cinfo);
+    jpeg_destroy_decompress(&cinfo);
+    free(row);
+    fclose(stream);
+    return sum;
+}
+
+static void png_error_exit(png_structp png, png_const_charp message) { (void)message; png_longjmp(png, 1); }
+static void png_silent(png_structp png, png_const_charp message) { (void)png; (void)message; }
+
+static uint64_t decode_png(const floor_file *file) {
+    FILE *stream = fopen(file->path, "rb");
+    if (stream == NULL) { fail(file->path, strerror(errno)); return 0; }
+    png_structp png = png_create_read_struct(PNG_LIBPNG_VER_STRING, NULL, png_error_exit, png_silent);
+    png_infop info = png ? png_create_info_struct(png) : NULL;
+    png_bytep row = NULL;
+    uint64_t sum = 0;
+    if (png == NULL || info == NULL || setjmp(png_jmpbuf(png))) {
+        fail(file->path, "libpng failed");
+        png_destroy_read_struct(&png, &info, NULL);
+        free(row);
+        fclose(stream);
+        return 0;
+    }
+    png_init_io(png, stream);
+    png_read_info(png, info);
+    png_set_expand(png);
+    png_set_strip_16(png);
+    png_set_gray_to_rgb(png);
+    png_set_add_alpha(png, 0xFF, PNG_FILLER_AFTER);
+    int passes = png_set_interlace_handling(png);
+    png_read_update_info(png, info);
+    png_uint_32 width = png_get_image_width(png, info), height = png_get_image_height(png, info);
+    size_t bytes = png_get_rowbytes(png, info);
+    if (passes > 1) {
+        // An interlaced file is decoded whole, as every decoder must.
+        row = malloc(bytes * height);
+        png_bytep *rows = malloc(sizeof(png_bytep) * height);
+        for (png_uint_32 y = 0; y < height; y++) rows[y] = row + bytes * y;
+        png_read_image(png, rows);
+        free(rows);
+        sum += row[bytes * height - 1];
+    } else {
+        row = malloc(bytes);
+        for (png_uint_32 y = 0; y < height; y++) {
+            png_read_row(png, row, NULL);
+            sum += row[bytes - 1];
+        }
+    }
+    (void)width;
+    png_read_end(png, NULL);
+    png_destroy_read_struct(&png, &info, NULL);
+    free(row);
+    fclose(stream);
+    return sum;
+}
+
+static void *worker(void *unused) {
+    (void)unused;
+    uint64_t sum = 0;
+    for (;;) {
+        size_t index = atomic_fetch_add(&next_file, 1);
+        if (index >= file_count) break;
+        sum += kind == FLOOR_JPEG ? decode_jpeg(&files[index]) : decode_png(&files[index]);
+    }
+    atomic_fetch_add(&checksum, sum);
+    return NULL;
+}
+
+static int read_list(const char *path) {
+    FILE *list = fopen(path, "r");
+    if (list == NULL) { fail(path, strerror(errno)); return -1; }
+    size_t capacity = 0;
+    char *line = NULL;
+    size_t line_capacity = 0;
+    ssize_t length;
+    while ((length = getline(&line, &line_capacity, list)) > 0) {
+        if (line[length - 1] == '\n') line[--length] = 0;
+        if (length == 0) continue;
+        if (file_count == capacity) {
+            capacity = capacity ? capacity * 2 : 256;
+            files = realloc(files, capacity * sizeof *files);
+        }
+        floor_file *file = &files[file_count++];
+        char *path_start = line;
+        file->eighths = 8;
+        if (kind == FLOOR_JPEG) {
+            file->eighths = (int)strtol(line, &path_start, 10);
+            if (file->eighths < 1 || file->eighths > 8 || *path_start != ' ') { fail(path, "a line is not \"EIGHTHS PATH\""); break; }
+            path_start++;
+        }
+        file->path = strdup(path_start);
+    }
+    free(line);
+    fclose(list);
+    return atomic_load(&failed) ? -1 : 0;
+}
+
+int main(int argc, char **argv) {
+    if (argc != 4 || (strcmp(argv[1], "jpeg") != 0 && strcmp(argv[1], "png") != 0)) {
+        fprintf(stderr, "usage: masonry-floor jpeg|png THREADS LIST\n");
+        return 64;
+    }
+    kind = strcmp(argv[1], "jpeg") == 0 ? FLOOR_JPEG : FLOOR_PNG;
+    int threads = atoi(argv[2]);
+    if (threads < 1 || threads > 256) { fprintf(stderr, "masonry-floor: THREADS is 1...256\n"); return 64; }
+    if (read_list(argv[3]) != 0) return 1;
+    pthread_t ids[256];
+    for (int i = 1; i < threads; i++) pthread_create(&ids[i], NULL, worker, NULL);
+    worker(NULL);
+    for (int i = 1; i < threads; i++) pthread_join(ids[i], NULL);
+    printf("%zu files, checksum %llu\n", file_count, (unsigned long long)atomic_load(&checksum));
+    return atomic_load(&failed) ? 1 : 0;
+}
