@@ -57,7 +57,9 @@ let package = Package(
         // Masonry's own deflate encoder (runs and dynamic Huffman codes) for the PNG writer.
         .target(name: "Deflate"),
         // The one thread pool: threads with 1 MiB stacks, a parallel map in index order, job threads.
-        .target(name: "WorkerThreads", dependencies: ["CSanitizerRuntime"]),
+        .target(name: "WorkerThreads", dependencies: ["CSanitizerRuntime", "CProcessorAffinity"]),
+        // sched_getaffinity's CPU count, which needs _GNU_SOURCE (the default of --jobs).
+        .target(name: "CProcessorAffinity"),
         // The seeded generator of the tests and of the bench's corpus.
         .target(name: "SeededRandom"),
         // What every codec shares: the input file and positioned reads, RowSource, ImageError, DecodeLimits.
@@ -158,7 +160,7 @@ let package = Package(
         // masonry compare's --config: a JSON reader with positions, path globs, per-pair options and rules.
         .target(name: "CompareConfig", dependencies: ["ImageDiff"]),
         .target(name: "MasonrySheet", dependencies: ["Digest", "CodecCore", "ColorManagement", "CLibDeflate", "PNGCodec", "WaterfallLayout", "Raster", "BitmapText", "TileCache", "JPEGCodec", "WebPCodec", "GIFCodec", "HEIFCodec", "TIFFCodec", "RAWCodec", "VideoCodec", "GalleryPage", "ImageDiff", "CompareConfig", "CFileAt", "WorkerThreads"]),
-        .target(name: "MasonryCLI", dependencies: ["MasonrySheet", "BitmapText", "ImageDiff", "CompareConfig", "WorkerThreads"]),
+        .target(name: "MasonryCLI", dependencies: ["CodecCore", "MasonrySheet", "BitmapText", "ImageDiff", "CompareConfig", "WorkerThreads"]),
         // Thumbnails kept between runs (issue #15); CRC-32 from zlib.
         .target(name: "TileCache", dependencies: ["CLibZ", "WorkerThreads"]),
         .executableTarget(name: "masonry", dependencies: ["MasonryCLI", "MasonrySheet"]),

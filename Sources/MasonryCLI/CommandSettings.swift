@@ -1,6 +1,10 @@
+import WorkerThreads
 import BitmapText
 import CompareConfig
-import Foundation
+import Dispatch
+#if canImport(Glibc)
+import Glibc
+#endif
 import WaterfallLayout
 import MasonrySheet
 import CodecCore
@@ -68,7 +72,7 @@ enum CommandSettings {
         options.reverse = parsed.flags.contains(.reverse)
         options.recursive = parsed.flags.contains(.recursive)
         options.colorManagement = !parsed.flags.contains(.noColorManagement)
-        options.jobs = try number(.jobs, in: 1...1024) ?? ProcessInfo.processInfo.activeProcessorCount
+        options.jobs = try number(.jobs, in: 1...1024) ?? ProcessorCount.available
         options.maxPixels = try number(.maxPixels, in: 1...(Int(Int32.max) * Int(Int32.max))) ?? DecodeLimits.defaultMaxPixels
         if let text = values[.compression] { options.compression = try parseCompression(text) }
         options.paging.maxHeight = try number(.pageHeight, in: 0...Int(Int32.max)) ?? options.paging.maxHeight
@@ -228,7 +232,7 @@ enum CommandSettings {
             ("insets.bottom", optionName(.margin)), ("insets.left", optionName(.margin)),
             ("with insets", "with \(optionName(.margin))"),
         ]
-        return names.reduce(message) { text, name in text.replacingOccurrences(of: name.0, with: name.1) }
+        return names.reduce(message) { text, name in text.replacing(name.0, with: name.1) }
     }
 
     /// `--long` for an option, as the user types it.

@@ -1,5 +1,8 @@
 import CompareConfig
-import Foundation
+import Dispatch
+#if canImport(Glibc)
+import Glibc
+#endif
 import ImageDiff
 import MasonrySheet
 

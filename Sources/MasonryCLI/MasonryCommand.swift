@@ -1,4 +1,8 @@
-import Foundation
+import CodecCore
+import Dispatch
+#if canImport(Glibc)
+import Glibc
+#endif
 import MasonrySheet
 import WorkerThreads
 #if canImport(Glibc)
@@ -62,7 +66,7 @@ public enum MasonryCommand {
         // `-o -`: the one page is written to a private temporary folder, then copied to stdout.
         var standardOutputFolder: String?
         if request.output.bytes == [UInt8(ascii: "-")] {
-            var template = Array("\(ProcessInfo.processInfo.environment["TMPDIR"] ?? "/tmp")/masonry-stdout-XXXXXX".utf8CString)
+            var template = Array("\(getenv("TMPDIR").map { String(cString: $0) } ?? "/tmp")/masonry-stdout-XXXXXX".utf8CString)
             guard template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) != nil else {
                 output.standardError("masonry: error: cannot make a temporary folder for -o -: \(String(cString: strerror(errno)))\n")
                 return ExitStatus.nothingWritten.rawValue
@@ -101,8 +105,7 @@ public enum MasonryCommand {
             let report = try SheetPipeline.run(request, events: events)
             progress.finish()
             if let folder = standardOutputFolder, !report.written.isEmpty {
-                guard let bytes = FileManager.default.contents(atPath: folder + "/sheet.png"),
-                      Terminal.writeAll(1, Array(bytes)) else {
+                guard let bytes = WholeFile.read(folder + "/sheet.png"), Terminal.writeAll(1, bytes) else {
                     output.standardError("masonry: error: cannot write the sheet to standard output: \(String(cString: strerror(errno)))\n")
                     return ExitStatus.nothingWritten.rawValue
                 }
@@ -116,9 +119,9 @@ public enum MasonryCommand {
                     : report.otherFilesIgnored == 1 ? "1 other file ignored, " : "\(report.otherFilesIgnored) other files ignored, "
                 let line = summary(of: report, request: request)
                 let shown = standardOutputFolder == nil ? line
-                    : line.replacingOccurrences(of: request.output.displayName, with: "standard output")
+                    : line.replacing(request.output.displayName, with: "standard output")
                 output.standardError("masonry: \(shown), "
-                    + "\(report.skipped.count) skipped, \(others)\(String(format: "%.2f", seconds)) s\n")
+                    + "\(report.skipped.count) skipped, \(others)\(fixedPoint(seconds, places: 2)) s\n")
             }
             let incomplete = report.skipped.contains { $0.isUnusableArgument } || (settings.strict && !report.skipped.isEmpty)
             return (incomplete ? ExitStatus.incomplete : .written).rawValue
@@ -227,8 +230,7 @@ final class ProgressBar: Sendable {
             let width = 30
             let filled = total > 0 ? width * done / total : width
             let bar = String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled)
-            output.standardError(String(format: "\r\u{1B}[K[%@] %d/%d images  %.1f/s  %@ left", bar, done, total, rate,
-                                        Self.duration(left)))
+            output.standardError("\r\u{1B}[K[\(bar)] \(done)/\(total) images  \(fixedPoint(rate, places: 1))/s  \(Self.duration(left)) left")
             state.visible = true
         }
     }
@@ -249,6 +251,16 @@ final class ProgressBar: Sendable {
 
     private static func duration(_ seconds: Double) -> String {
         let whole = Int(seconds.rounded())
-        return whole >= 60 ? "\(whole / 60)m\(String(format: "%02d", whole % 60))s" : "\(whole)s"
+        return whole >= 60 ? "\(whole / 60)m\(whole % 60 < 10 ? "0" : "")\(whole % 60)s" : "\(whole)s"
     }
+}
+
+/// `value` (not negative) rounded to `places` decimals, as `%.Nf` prints it ("0.25", "12.0"):
+/// FoundationEssentials has no `String(format:)`.
+func fixedPoint(_ value: Double, places: Int) -> String {
+    var scale = 1
+    for _ in 0..<places { scale *= 10 }
+    let scaled = Int((max(0, value) * Double(scale)).rounded())
+    let fraction = String(scaled % scale)
+    return places == 0 ? "\(scaled)" : "\(scaled / scale)." + String(repeating: "0", count: places - fraction.count) + fraction
 }

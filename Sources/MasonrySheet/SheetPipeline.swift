@@ -1,6 +1,5 @@
 import ColorManagement
 import CompareConfig
-import Foundation
 import GalleryPage
 import WaterfallLayout
 import CodecCore
@@ -17,7 +16,7 @@ public struct SheetOptions: Sendable {
     public var reverse = false
     public var recursive = false
     /// Decoding threads; changes speed only, never bytes.
-    public var jobs: Int = ProcessInfo.processInfo.activeProcessorCount
+    public var jobs: Int = ProcessorCount.available
     public var maxPixels: Int = DecodeLimits.defaultMaxPixels
     public var compression: PNGEncodingSettings = .default
     /// How the wall is cut into pages (SPEC §6).

@@ -1,5 +1,7 @@
 import CompareConfig
-import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import GalleryPage
 import ImageDiff
 import CodecCore
@@ -24,7 +26,7 @@ public struct CompareOptions: Sendable {
     /// Draw unchanged pairs on the review sheet too.
     public var showUnchanged = false
     /// Threads; changes speed only, never bytes.
-    public var jobs: Int = ProcessInfo.processInfo.activeProcessorCount
+    public var jobs: Int = ProcessorCount.available
     /// Images with more pixels are `error`s; a pair's canvas with more is not drawn pixel by pixel.
     public var maxPixels: Int = DecodeLimits.defaultMaxPixels
     public var paging = PagingOptions()

@@ -1,5 +1,4 @@
 import BitmapText
-import Foundation
 import ImageDiff
 import WaterfallLayout
 import Raster

@@ -1,4 +1,3 @@
-import Foundation
 import CodecCore
 import PNGCodec
 import WorkerThreads
@@ -45,7 +44,7 @@ public final class InputOpener: Sendable {
     private let state = Lock(State())
     /// Broadcast (while holding it) each time a file closes; an opener waiting for that checks
     /// `openCount` while holding it too, so no close is missed between the check and the wait.
-    private let fileClosed = NSCondition()
+    private let fileClosed = Condition()
 
     public init() {}
 
@@ -84,7 +83,7 @@ public final class InputOpener: Sendable {
             fileClosed.lock()
             if state.withLock({ $0.openCount }) > 0 {
                 // Another input will close soon: wait for it, then try again.
-                _ = fileClosed.wait(until: Date(timeIntervalSinceNow: 0.1))
+                fileClosed.wait(seconds: 0.1)
                 fileClosed.unlock()
                 continue
             }

@@ -1,4 +1,3 @@
-import Foundation
 import WorkerThreads
 #if canImport(Glibc)
 @preconcurrency import Glibc
@@ -142,8 +141,7 @@ public final class AtomicOutputFile {
 /// them with `sigwait`, removes the temporary files and exits with 128 +
 /// the signal number, as a shell reports a killed process.
 public enum SignalCleanup {
-    private static let lock = NSLock()
-    nonisolated(unsafe) private static var paths: Set<RawPath> = []
+    private static let paths = Lock<Set<RawPath>>([])
 
     /// Creates the temporary file `path` with `create` (which returns a descriptor, or -1) and
     /// registers it, both under the lock the signal thread takes before removing files: a file
@@ -151,7 +149,7 @@ public enum SignalCleanup {
     /// lock until the process exits).
     /// Returns the descriptor and, when it is -1, the `errno` of the failure.
     static func create(_ path: RawPath, _ create: () -> Int32) -> (descriptor: Int32, errno: Int32) {
-        lock.withLock {
+        paths.withLock { paths in
             let descriptor = create()
             let code = errno
             if descriptor >= 0 { paths.insert(path) }
@@ -160,7 +158,7 @@ public enum SignalCleanup {
     }
 
     static func unregister(_ path: RawPath) {
-        lock.withLock { _ = paths.remove(path) }
+        paths.withLock { _ = $0.remove(path) }
     }
 
     public static func install() {
@@ -174,9 +172,10 @@ public enum SignalCleanup {
             var set = waited
             var received: Int32 = 0
             sigwait(&set, &received)
-            lock.lock()   // held until exit: no new temporary file can appear
-            for path in paths { _ = path.withCString { unlink($0) } }
-            _exit(128 + received)
+            paths.withLock { paths in   // held until exit: no new temporary file can appear
+                for path in paths { _ = path.withCString { unlink($0) } }
+                _exit(128 + received)
+            }
         }
     }
 }

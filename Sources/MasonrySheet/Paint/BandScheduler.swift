@@ -1,4 +1,3 @@
-import Foundation
 import WaterfallLayout
 import CodecCore
 import PNGCodec
@@ -34,7 +33,7 @@ final class BandScheduler: @unchecked Sendable {
     /// (which workers change under the lock) to know how many there are.
     private let bandCount: Int
 
-    private let condition = NSCondition()
+    private let condition = Condition()
     private var pendingTilesPerBand: [Int32]
     private var bands: [Int: UnsafeMutablePointer<UInt8>] = [:]
     private var encodedRows = 0

@@ -1,4 +1,4 @@
-import Foundation
+import CodecCore
 #if canImport(Glibc)
 @preconcurrency import Glibc
 #endif
@@ -21,7 +21,7 @@ enum MemoryBudget {
 
     /// This process's current virtual size in bytes (`VmSize` in /proc/self/status), or 0.
     private static func virtualSize() -> Int {
-        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+        guard let status = WholeFile.read("/proc/self/status").map({ String(decoding: $0, as: UTF8.self) }),
               let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmSize:") }),
               let kilobytes = line.split(separator: " ").dropFirst().first.flatMap({ Int($0) }) else { return 0 }
         return kilobytes * 1024

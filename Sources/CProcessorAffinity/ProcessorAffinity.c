@@ -1,0 +1,10 @@
+#define _GNU_SOURCE
+#include <sched.h>
+#include "ProcessorAffinity.h"
+
+int mpa_affinity_processor_count(void) {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    if (sched_getaffinity(0, sizeof set, &set) != 0) return 0;
+    return CPU_COUNT(&set);
+}
