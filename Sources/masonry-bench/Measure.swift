@@ -46,18 +46,19 @@ struct ChildUsage {
 /// Spawns `path` with `arguments` (output to /dev/null when `quiet`) and returns its wall
 /// time, CPU time and peak RSS.
 ///
-/// The child is started through this same binary in `--spawn-helper` mode, which spawns the
-/// real child, waits for it with wait4 and prints its rusage. The indirection matters for
-/// peak RSS: Linux carries the peak RSS of the address space a process had at exec into
-/// the new program's ru_maxrss, and posix_spawn execs from the parent's address space, so a
-/// child spawned straight from the bench (hundreds of MiB by then) would report the
-/// bench's peak. The helper is a fresh, small process (a few MiB, less than masonry's own
-/// baseline), so the number it reports is masonry's.
+/// The child is started through a spawner (`masonry-floor spawn`, a small C program, else this
+/// binary in `--spawn-helper` mode), which spawns the real child, waits for it with wait4 and
+/// prints its rusage. The indirection matters for peak RSS: Linux carries the peak RSS of the
+/// address space a process had at exec into the new program's ru_maxrss, and posix_spawn
+/// execs from the parent's address space, so a child spawned straight from the bench
+/// (hundreds of MiB by then) would report the bench's peak. The C spawner is about 1.5 MiB,
+/// under anything masonry measures; this Swift binary is about 12 MiB, over masonry's start-up.
 func runChild(_ path: String, _ arguments: [String], quiet: Bool = true) throws -> ChildUsage {
-    let me = selfExecutablePath()
+    let floor = (selfExecutablePath() as NSString).deletingLastPathComponent + "/masonry-floor"
+    let (spawner, mode) = FileManager.default.isExecutableFile(atPath: floor) ? (floor, "spawn") : (selfExecutablePath(), "--spawn-helper")
     let pipe = Pipe()
     let start = now()
-    let (status, _) = try spawnAndWait(me, ["--spawn-helper", quiet ? "quiet" : "loud", path] + arguments,
+    let (status, _) = try spawnAndWait(spawner, [mode, quiet ? "quiet" : "loud", path] + arguments,
                                        stdoutFD: pipe.fileHandleForWriting.fileDescriptor)
     try? pipe.fileHandleForWriting.close()
     let wall = now() - start

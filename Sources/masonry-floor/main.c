@@ -6,11 +6,22 @@
 //                                     EIGHTHS/8 (the DCT scale masonry chooses, which the bench
 //                                     computes with masonry's own rule) to RGB (grey stays grey)
 //   masonry-floor png THREADS LIST    LIST lines "PATH": libpng decodes every row as 8-bit RGBA
+//   masonry-floor spawn quiet|loud PATH ARGS...
+//                                     runs PATH and prints "wall user system maxrss-bytes status"
+//                                     (what masonry-bench's runChild reads). Linux carries the peak
+//                                     RSS of the process that execs into the child's ru_maxrss, so
+//                                     the spawner must be smaller than what it measures: a C
+//                                     program is (about 1.5 MiB), the Swift bench is not (12 MiB).
 //
 // THREADS workers take files in list order from one counter. The rows are discarded after a
 // checksum that is printed, so no decode can be optimised away. Exit 1 on any failure.
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
+#include <spawn.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <setjmp.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -175,9 +186,41 @@ static int read_list(const char *path) {
     return atomic_load(&failed) ? -1 : 0;
 }
 
+extern char **environ;
+
+static double seconds_of(struct timeval t) { return (double)t.tv_sec + (double)t.tv_usec / 1e6; }
+
+static int spawn_and_report(int quiet, char **argv) {
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    if (quiet) {
+        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
+        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
+    } else {
+        posix_spawn_file_actions_adddup2(&actions, 2, 1);   // the child's output to stderr: stdout is the report
+    }
+    struct timespec start, end;
+    clock_gettime(CLOCK_MONOTONIC, &start);
+    pid_t pid;
+    int spawned = posix_spawn(&pid, argv[0], &actions, NULL, argv, environ);
+    posix_spawn_file_actions_destroy(&actions);
+    if (spawned != 0) { fprintf(stderr, "masonry-floor: cannot start %s: %s\n", argv[0], strerror(spawned)); return 1; }
+    int status = 0;
+    struct rusage usage;
+    while (wait4(pid, &status, 0, &usage) < 0) {
+        if (errno != EINTR) { perror("masonry-floor: wait4"); return 1; }
+    }
+    clock_gettime(CLOCK_MONOTONIC, &end);
+    int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    double wall = (double)(end.tv_sec - start.tv_sec) + (double)(end.tv_nsec - start.tv_nsec) / 1e9;
+    printf("%.6f %.6f %.6f %ld %d\n", wall, seconds_of(usage.ru_utime), seconds_of(usage.ru_stime), usage.ru_maxrss * 1024L, code);
+    return 0;
+}
+
 int main(int argc, char **argv) {
+    if (argc >= 4 && strcmp(argv[1], "spawn") == 0) return spawn_and_report(strcmp(argv[2], "quiet") == 0, argv + 3);
     if (argc != 4 || (strcmp(argv[1], "jpeg") != 0 && strcmp(argv[1], "png") != 0)) {
-        fprintf(stderr, "usage: masonry-floor jpeg|png THREADS LIST\n");
+        fprintf(stderr, "usage: masonry-floor jpeg|png THREADS LIST | spawn quiet|loud PATH ARGS...\n");
         return 64;
     }
     kind = strcmp(argv[1], "jpeg") == 0 ? FLOOR_JPEG : FLOOR_PNG;
