@@ -10,12 +10,27 @@
   under a second), autorotated, its sample aspect ratio applied with `scale=iw*sar:ih`.
   `posters.txt` lists clip, shown width and height, and duration in seconds.
   `many-streams.mkv`: 65 video streams, a hostile file.
+- Fixtures/Video/hdr-pq.mkv (HEVC Main 10, SMPTE ST 2084) and hdr-hlg.webm (VP9 profile 2,
+  ARIB STD-B67): the astronaut panning, its sRGB white made 1000 cd/m² (zscale npl=1000),
+  BT.2020, 10 bits, tagged in the bitstream and the container. Beside each, FFmpeg's poster
+  tone-mapped by FFmpeg's own filters (`<clip>.poster.png`, in hdr-posters.txt): zimg
+  linearises (reference white 100 cd/m², HLG through BT.2100's OOTF for a 1000 cd/m² display)
+  and converts BT.2020 to BT.709, then `tonemap=hable:desat=0:peak=10` and the sRGB curve; and
+  `<clip>.as-sdr.png`, the frame converted as if it were SDR (what Masonry drew before).
 
-Run from the repository root: python3 scripts/make-video-fixtures.py
+- Fixtures/Video/headers.txt: what ffprobe says of every clip and sample (the first video
+  stream's coded size, sample aspect ratio, clockwise rotation, duration in microseconds: the
+  stream's, else the container's, and frames where the container counts them, else 0), which
+  Masonry's own container readers must match.
+
+Run from the repository root: python3 scripts/make-video-fixtures.py [hdr]
+("hdr" makes the HDR clips and their references, and headers.txt, alone: the other clips are
+not remade bit for bit by every x264 and muxer run).
 """
 import json
 import pathlib
 import subprocess
+import sys
 
 root = pathlib.Path(__file__).resolve().parent.parent
 source = root / "SampleImages/01-astronaut.png"
@@ -49,18 +64,71 @@ def probe(path):
     return float(duration)
 
 
-def poster(path):
+AS_SHOWN = "scale=trunc(iw*sar+0.5):ih:flags=bicubic+accurate_rnd+full_chroma_int,setsar=1"
+# FFmpeg's HDR to SDR with the operator Masonry names (SPEC 12, Videos): zimg to linear light of
+# reference white 100 cd/m^2, BT.2020 to BT.709 primaries, Hable's curve on the brightest
+# component to a 1000 cd/m^2 peak without desaturation, the sRGB curve, full range.
+TONE_MAPPED = ("zscale=t=linear:npl=100,format=gbrpf32le,zscale=p=bt709,tonemap=tonemap=hable:desat=0:peak=10,"
+               "zscale=t=iec61966-2-1:m=bt709:r=pc")
+
+
+def poster(path, suffix=".poster.png", filters=AS_SHOWN):
     """FFmpeg's frame at 10 % of the duration (the first frame under a second), as shown."""
     duration = probe(path)
     seek = ["-ss", f"{duration / 10:.6f}"] if duration >= 1 else []
-    out = path.with_name(path.name + ".poster.png")
-    ffmpeg(*seek, "-i", str(path), "-frames:v", "1", "-vf", "scale=trunc(iw*sar+0.5):ih:flags=bicubic+accurate_rnd+full_chroma_int,setsar=1",
-           "-pix_fmt", "rgb24", str(out))
+    out = path.with_name(path.name + suffix)
+    ffmpeg(*seek, "-i", str(path), "-frames:v", "1", "-vf", filters, "-pix_fmt", "rgb24", str(out))
     result = subprocess.run(["ffprobe", "-v", "error", "-show_entries", "stream=width,height", "-of", "csv=p=0", str(out)],
                             check=True, capture_output=True, text=True)
     width, height = result.stdout.strip().split(",")
     return f"{path.name} {width} {height} {duration:.3f}"
 
+
+def hdr_clip(out, transfer, codec):
+    """The astronaut panning, 64x36 for 2 s, its sRGB white at 1000 cd/m^2 in BT.2020 and
+    `transfer` (zimg's name), 10-bit 4:2:0 limited range."""
+    pan = "scale=128:72,crop=64:36:'min(t*32,64)':'min(t*18,36)',setsar=1"
+    ffmpeg("-loop", "1", "-framerate", "10", "-i", str(source), "-t", "2", "-vf",
+           pan + f",format=gbrpf32le,zscale=tin=iec61966-2-1:pin=bt709:min=gbr:t={transfer}:p=bt2020:m=bt2020nc:r=tv:npl=1000"
+           ",format=yuv420p10le", "-color_primaries", "bt2020", "-color_trc", transfer, "-colorspace", "bt2020nc",
+           "-color_range", "tv", "-c:v", *codec, str(out))
+    poster(out, ".as-sdr.png", "scale=flags=bicubic+accurate_rnd+full_chroma_int")
+    return poster(out, filters=TONE_MAPPED)
+
+
+def make_hdr_clips():
+    x265 = ["libx265", "-preset", "medium", "-crf", "22", "-g", "5",
+            "-x265-params", "log-level=error:pools=1:frame-threads=1:colorprim=bt2020:transfer=smpte2084:colormatrix=bt2020nc"]
+    vp9_10bit = ["libvpx-vp9", "-profile:v", "2", "-crf", "30", "-b:v", "0", "-g", "5", "-threads", "1", "-deadline", "good",
+                 "-cpu-used", "4"]
+    lines = [hdr_clip(video / "hdr-pq.mkv", "smpte2084", x265), hdr_clip(video / "hdr-hlg.webm", "arib-std-b67", vp9_10bit)]
+    (video / "hdr-posters.txt").write_text("# clip shown-width shown-height duration-seconds\n" + "\n".join(lines) + "\n")
+
+
+def write_headers():
+    """ffprobe's reading of every video fixture, one line each (see the docstring)."""
+    lines = ["# file width height sar rotation-clockwise duration-microseconds frames"]
+    paths = sorted(formats.glob("sample.*")) + sorted(video.iterdir())
+    for path in paths:
+        if path.suffix not in (".mp4", ".mov", ".mkv", ".webm", ".avi") or path.name == "many-streams.mkv":
+            continue
+        result = subprocess.run(["ffprobe", "-v", "error", "-select_streams", "v:0", "-show_entries",
+                                 "stream=width,height,sample_aspect_ratio,duration,nb_frames:stream_side_data=rotation:format=duration",
+                                 "-of", "json", str(path)], check=True, capture_output=True, text=True)
+        data = json.loads(result.stdout)
+        stream = data["streams"][0]
+        rotation = next((int(side["rotation"]) for side in stream.get("side_data_list", []) if "rotation" in side), 0)
+        duration = stream.get("duration") or data["format"].get("duration")
+        sar = stream.get("sample_aspect_ratio", "1:1")
+        lines.append(f"{path.parent.name}/{path.name} {stream['width']} {stream['height']} {'1:1' if sar == '0:1' else sar} "
+                     f"{-rotation % 360} {round(float(duration) * 1_000_000)} {stream.get('nb_frames', '0')}")
+    (video / "headers.txt").write_text("\n".join(lines) + "\n")
+
+
+if sys.argv[1:] == ["hdr"]:
+    make_hdr_clips()
+    write_headers()
+    sys.exit(0)
 
 h264 = ["libx264", "-preset", "veryslow", "-crf", "20", "-g", "5", "-bf", "2", "-x264-params", "threads=1"]
 mpeg4 = ["mpeg4", "-q:v", "3", "-g", "5"]
@@ -90,3 +158,6 @@ lines = [poster(video / name) for name in
 
 # Hostile: a Matroska file of 65 video streams (FFmpeg is told to refuse more than 64).
 ffmpeg("-i", str(formats / "sample.mkv"), *sum((["-map", "0:v"] for _ in range(65)), []), "-c", "copy", str(video / "many-streams.mkv"))
+
+make_hdr_clips()
+write_headers()

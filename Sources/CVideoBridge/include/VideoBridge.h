@@ -56,7 +56,10 @@ mb_status mvid_open(mvid_video *video, const char *demuxer, int max_streams, mvi
 /// duration is under one second or unknown; the last frame decoded when the stream ends, or
 /// `max_packets` packets are read, before. At most `max_packets` packets are read, with one decoder thread and frames of at
 /// most `max_pixels`. The frame must be of the opened size; it is converted by swscale with
-/// its own matrix (BT.601, BT.709 or BT.2020) and range to `width` × `height` 8-bit RGB.
+/// its own matrix (BT.601, BT.709 or BT.2020) and range to `width` × `height` 8-bit RGB; a PQ or
+/// HLG frame (the decoder's transfer, else the container's) to 16-bit RGB first, then tone-mapped
+/// to sRGB (Hable's curve, reference white 100 cd/m², peak 1000 cd/m², BT.2020 → BT.709 with
+/// out-of-gamut components clipped; tone_map.h).
 mb_status mvid_decode_poster(mvid_video *video, int width, int height, int max_packets, int64_t max_pixels);
 
 /// Row `y` of the converted poster, width * 3 bytes.
