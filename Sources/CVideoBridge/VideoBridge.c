@@ -218,7 +218,6 @@ mb_status mvid_open(mvid_video *video, const char *demuxer, int max_streams, mvi
             break;
         }
     }
-    info->stream_count = (int)format->nb_streams;
     if (video->stream_index < 0) {
         mb_message_set(&video->message, "no video stream");
         status = MB_UNSUPPORTED;
@@ -228,19 +227,10 @@ mb_status mvid_open(mvid_video *video, const char *demuxer, int max_streams, mvi
     const AVCodecParameters *parameters = stream->codecpar;
     info->width = parameters->width;
     info->height = parameters->height;
-    AVRational sar = stream->sample_aspect_ratio.num > 0 ? stream->sample_aspect_ratio : parameters->sample_aspect_ratio;
+    AVRational sar = stream->sample_aspect_ratio;
     info->sar_num = sar.num > 0 && sar.den > 0 ? sar.num : 0;
     info->sar_den = sar.num > 0 && sar.den > 0 ? sar.den : 1;
     info->rotation = rotation_of(stream);
-    info->duration_us = -1;
-    if (stream->duration > 0 && stream->time_base.den > 0 && stream->time_base.num > 0) {
-        info->duration_us = (int64_t)((long double)stream->duration * stream->time_base.num * 1000000 / stream->time_base.den);
-    } else if (format->duration > 0) {
-        info->duration_us = format->duration;
-    }
-    info->frames = stream->nb_frames > 0 ? stream->nb_frames : 0;
-    info->color_transfer = parameters->color_trc;
-    snprintf(info->codec, sizeof info->codec, "%s", avcodec_get_name(parameters->codec_id));
     if (info->width <= 0 || info->height <= 0) {
         mb_message_set(&video->message, "the video stream has no picture size");
         status = MB_MALFORMED;

@@ -167,8 +167,8 @@ import TestSupport
             "masonry: skipped in/loop.mp4: malformed MP4 file: box 'trak' claims 4 bytes, less than its header",
             "masonry: skipped in/huge.mp4: malformed MP4 file: box 'moov' claims 4611686018427387904 bytes, past the end of its parent",
             "masonry: skipped in/streams.mp4: MP4 file has more than 64 tracks",
-            "masonry: skipped in/many.mkv: Matroska file over the limits: Number of streams exceeds max_streams parameter (64), see the documentation if you wish to increase it",
-            "masonry: skipped in/bad.avi: unreadable AVI file: the container could not be read: Invalid data found when processing input",
+            "masonry: skipped in/many.mkv: Matroska file has more than 64 tracks",
+            "masonry: skipped in/bad.avi: malformed AVI file: chunk 'LIST' at byte 12 claims 4294967295 bytes, past the end of its parent",
         ], "\(run.standardError)")
         #expect(run.errorLines.last?.contains("1 image, 7 skipped") == true, "\(run.standardError)")
     }

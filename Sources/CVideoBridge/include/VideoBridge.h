@@ -19,16 +19,12 @@
 #include <stdint.h>
 #include "bridge_support.h"
 
-/// What the demuxer says of the file's first video stream.
+/// What the demuxer says of the file's first video stream, for the caller to check against its
+/// own reading of the container.
 typedef struct {
     int width, height;            ///< coded picture size
-    int sar_num, sar_den;         ///< sample aspect ratio (0/1 when unknown)
+    int sar_num, sar_den;         ///< the container's sample aspect ratio (0/1 when it gives none)
     int rotation;                 ///< the display matrix's clockwise rotation: 0, 90, 180 or 270
-    int64_t duration_us;          ///< stream duration, else the container's; -1 when unknown
-    int64_t frames;               ///< the stream's frame count when the container says it, else 0
-    int stream_count;             ///< streams of every kind
-    int color_transfer;           ///< ITU-T H.273 transfer characteristics (16 PQ, 18 HLG)
-    char codec[32];               ///< FFmpeg's codec name ("h264", "vp9")
 } mvid_info;
 
 typedef struct mvid_video mvid_video;
