@@ -20,8 +20,9 @@
 
 - Fixtures/Video/headers.txt: what ffprobe says of every clip and sample (the first video
   stream's coded size, sample aspect ratio, clockwise rotation, duration in microseconds: the
-  stream's, else the container's, and frames where the container counts them, else 0), which
-  Masonry's own container readers must match.
+  stream's, else the container's, frames where the container counts them, else 0, and the
+  transfer characteristics as an ITU-T H.273 number, 0 when unknown), which Masonry's own
+  container readers must match.
 
 Run from the repository root: python3 scripts/make-video-fixtures.py [hdr]
 ("hdr" makes the HDR clips and their references, and headers.txt, alone: the other clips are
@@ -107,13 +108,14 @@ def make_hdr_clips():
 
 def write_headers():
     """ffprobe's reading of every video fixture, one line each (see the docstring)."""
-    lines = ["# file width height sar rotation-clockwise duration-microseconds frames"]
+    lines = ["# file width height sar rotation-clockwise duration-microseconds frames transfer"]
+    transfers = {"bt709": 1, "smpte2084": 16, "arib-std-b67": 18}
     paths = sorted(formats.glob("sample.*")) + sorted(video.iterdir())
     for path in paths:
         if path.suffix not in (".mp4", ".mov", ".mkv", ".webm", ".avi") or path.name == "many-streams.mkv":
             continue
         result = subprocess.run(["ffprobe", "-v", "error", "-select_streams", "v:0", "-show_entries",
-                                 "stream=width,height,sample_aspect_ratio,duration,nb_frames:stream_side_data=rotation:format=duration",
+                                 "stream=width,height,sample_aspect_ratio,duration,nb_frames,color_transfer:stream_side_data=rotation:format=duration",
                                  "-of", "json", str(path)], check=True, capture_output=True, text=True)
         data = json.loads(result.stdout)
         stream = data["streams"][0]
@@ -121,7 +123,8 @@ def write_headers():
         duration = stream.get("duration") or data["format"].get("duration")
         sar = stream.get("sample_aspect_ratio", "1:1")
         lines.append(f"{path.parent.name}/{path.name} {stream['width']} {stream['height']} {'1:1' if sar == '0:1' else sar} "
-                     f"{-rotation % 360} {round(float(duration) * 1_000_000)} {stream.get('nb_frames', '0')}")
+                     f"{-rotation % 360} {round(float(duration) * 1_000_000)} {stream.get('nb_frames', '0')} "
+                     f"{transfers.get(stream.get('color_transfer'), 0)}")
     (video / "headers.txt").write_text("\n".join(lines) + "\n")
 
 

@@ -21,6 +21,12 @@ public struct VideoHeader: Sendable, Hashable {
     /// The container's name of the codec: the sample entry ("avc1"), CodecID ("V_VP9") or
     /// biCompression ("FMP4").
     public let codec: String
+    /// The transfer characteristics the container gives (ITU-T H.273; MP4/MOV `colr`, Matroska
+    /// `Colour`; nil for AVI or without them).
+    public let transfer: Int?
+    /// A PQ or HLG transfer: FFmpeg decodes such a stream to 16-bit samples, and the poster is
+    /// converted through 16-bit RGB before it is tone-mapped.
+    public var isHDR: Bool { transfer == 16 || transfer == 18 }
 
     /// The picture as stored, its sample aspect ratio applied (the width rounded): what the
     /// decoder's rows hold before `orientation` turns them.
@@ -44,21 +50,23 @@ public struct VideoHeader: Sendable, Hashable {
         case .mp4, .mov:
             let mp4 = try MP4Header(file: file, container: container)
             self.init(container: container, codedWidth: mp4.codedWidth, codedHeight: mp4.codedHeight, sampleAspect: mp4.sampleAspect,
-                      rotation: mp4.rotation, durationMicroseconds: mp4.durationMicroseconds, frameCount: mp4.frameCount, codec: mp4.codec)
+                      rotation: mp4.rotation, durationMicroseconds: mp4.durationMicroseconds, frameCount: mp4.frameCount, codec: mp4.codec,
+                      transfer: mp4.transfer)
         case .matroska:
             let matroska = try MatroskaHeader(file: file)
             self.init(container: container, codedWidth: matroska.codedWidth, codedHeight: matroska.codedHeight,
                       sampleAspect: matroska.sampleAspect, rotation: 0, durationMicroseconds: matroska.durationMicroseconds,
-                      frameCount: 0, codec: matroska.codec)
+                      frameCount: 0, codec: matroska.codec, transfer: matroska.transfer)
         case .avi:
             let avi = try AVIHeader(file: file)
             self.init(container: container, codedWidth: avi.codedWidth, codedHeight: avi.codedHeight, sampleAspect: avi.sampleAspect,
-                      rotation: 0, durationMicroseconds: avi.durationMicroseconds, frameCount: avi.frameCount, codec: avi.codec)
+                      rotation: 0, durationMicroseconds: avi.durationMicroseconds, frameCount: avi.frameCount, codec: avi.codec,
+                      transfer: nil)
         }
     }
 
     private init(container: VideoContainer, codedWidth: Int, codedHeight: Int, sampleAspect: (numerator: Int, denominator: Int),
-                 rotation: Int, durationMicroseconds: Int?, frameCount: Int, codec: String) {
+                 rotation: Int, durationMicroseconds: Int?, frameCount: Int, codec: String, transfer: Int?) {
         self.container = container
         self.codedWidth = codedWidth
         self.codedHeight = codedHeight
@@ -69,6 +77,7 @@ public struct VideoHeader: Sendable, Hashable {
         self.durationMicroseconds = durationMicroseconds
         self.frameCount = frameCount
         self.codec = codec
+        self.transfer = transfer
     }
 }
 

@@ -1,5 +1,6 @@
 import CodecCore
 import Foundation
+@testable import MasonrySheet
 import Testing
 import TestSupport
 import VideoCodec
@@ -11,7 +12,7 @@ import VideoCodec
     static let fixtures = Bundle.module.resourceURL!.appendingPathComponent("Fixtures")
 
     struct ProbedHeader: Sendable, CustomTestStringConvertible {
-        let path: String, width: Int, height: Int, aspect: [Int], rotation: Int, microseconds: Int, frames: Int
+        let path: String, width: Int, height: Int, aspect: [Int], rotation: Int, microseconds: Int, frames: Int, transfer: Int
         var testDescription: String { path }
     }
 
@@ -19,16 +20,17 @@ import VideoCodec
         let text = (try? String(contentsOf: fixtures.appendingPathComponent("Video/headers.txt"), encoding: .utf8)) ?? ""
         return text.split(separator: "\n").filter { !$0.hasPrefix("#") }.compactMap { line in
             let fields = line.split(separator: " ").map(String.init)
-            guard fields.count == 7 else { return nil }
-            let numbers = [1, 2, 4, 5, 6].compactMap { Int(fields[$0]) }, aspect = fields[3].split(separator: ":").compactMap { Int($0) }
-            guard numbers.count == 5, aspect.count == 2 else { return nil }
+            guard fields.count == 8 else { return nil }
+            let numbers = [1, 2, 4, 5, 6, 7].compactMap { Int(fields[$0]) }, aspect = fields[3].split(separator: ":").compactMap { Int($0) }
+            guard numbers.count == 6, aspect.count == 2 else { return nil }
             return ProbedHeader(path: fields[0], width: numbers[0], height: numbers[1], aspect: aspect, rotation: numbers[2],
-                                microseconds: numbers[3], frames: numbers[4])
+                                microseconds: numbers[3], frames: numbers[4], transfer: numbers[5])
         }
     }()
 
-    /// Coded size, sample aspect ratio, clockwise rotation, duration (to the microsecond) and
-    /// frame count as ffprobe says, for every video fixture of the four containers.
+    /// Coded size, sample aspect ratio, clockwise rotation, duration (to the microsecond), frame
+    /// count and transfer characteristics (none from AVI) as ffprobe says, for every video
+    /// fixture of the four containers; a PQ or HLG one counts its 16-bit frames in memory.
     @Test(arguments: probed)
     func ownHeaderReadsWhatFFprobeReads(_ probe: ProbedHeader) throws {
         #expect(Self.probed.count == 13)
@@ -42,6 +44,9 @@ import VideoCodec
         let microseconds = try #require(header.durationMicroseconds)
         #expect(abs(microseconds - probe.microseconds) <= 1, "\(microseconds) µs, ffprobe \(probe.microseconds) µs")
         #expect(header.frameCount == probe.frames)
+        #expect(header.transfer ?? 0 == probe.transfer)
+        let counted = try ImageFormats.header(of: file, limits: DecodeLimits()).1.wholePictureBytes
+        #expect(counted == probe.width * probe.height * (probe.transfer == 16 || probe.transfer == 18 ? 58 : 28))
     }
 
     // EBML: an element is its ID, a size (written as an 8-byte variable-size integer) and its payload.

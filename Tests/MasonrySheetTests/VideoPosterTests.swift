@@ -61,7 +61,9 @@ import TestSupport
     /// tone-mapped as FFmpeg's own filters do it (zimg to linear light of reference white
     /// 100 cd/m², BT.2020 → BT.709, `tonemap=hable:desat=0:peak=10`, sRGB), within 30 dB. The bar
     /// leaves room for the two paths' different chroma upsampling (swscale's bicubic against
-    /// zimg's) and float rounding on a 64×36 picture of fine detail, and it discriminates: the
+    /// zimg's) on a 64×36 picture of fine detail (PQ: 37.3 dB), and for HLG's OOTF, which Masonry
+    /// applies to the luminance as BT.2100 defines it and zimg to each component (32.3 dB; a
+    /// NumPy model of each, fed the same 16-bit frame, gives 32.3 and 36.3 dB), and it discriminates: the
     /// frame drawn as if SDR (what Masonry did before, FFmpeg's `scale` to RGB) is under 25 dB
     /// from the reference (16 dB for PQ, 21 dB for HLG), washed out, and so is ours from it.
     @Test(arguments: hdrPosters)
