@@ -4,8 +4,9 @@
 - Tests/MasonrySheetTests/Fixtures/Formats/sample.{mp4,mov,mkv,avi}: the format table's
   conformance samples, 48x32 as shown.
 - Tests/MasonrySheetTests/Fixtures/Video/: tiny clips of SampleImages/01-astronaut.png panning
-  (so every frame differs) in each container and codec, a 90-degree display matrix, a clip under a
-  second, a non-square sample aspect ratio; and beside each `<clip>.poster.png`, FFmpeg's own
+  (so every frame differs) in each container and codec, a 90-degree display matrix (MP4
+  `tkhd`; Matroska: rotated.mkv, clip.mkv with a Projection roll), a clip under a second, a
+  non-square sample aspect ratio; and beside each `<clip>.poster.png`, FFmpeg's own
   poster: `ffmpeg -ss <10 % of the duration> -i clip -frames:v 1` (the first frame at a clip
   under a second), autorotated, its sample aspect ratio applied with `scale=iw*sar:ih`.
   `posters.txt` lists clip, shown width and height, and duration in seconds.
@@ -19,17 +20,20 @@
   `<clip>.as-sdr.png`, the frame converted as if it were SDR (what Masonry drew before).
 
 - Fixtures/Video/headers.txt: what ffprobe says of every clip and sample (the first video
-  stream's coded size, sample aspect ratio, clockwise rotation, duration in microseconds: the
+  stream's coded size, sample aspect ratio, display matrix rotation as a clockwise right angle, duration in microseconds: the
   stream's, else the container's, frames where the container counts them, else 0, and the
   transfer characteristics as an ITU-T H.273 number, 0 when unknown), which Masonry's own
   container readers must match.
 
-Run from the repository root: python3 scripts/make-video-fixtures.py [hdr]
-("hdr" makes the HDR clips and their references, and headers.txt, alone: the other clips are
-not remade bit for bit by every x264 and muxer run).
+Run from the repository root: python3 scripts/make-video-fixtures.py [refs]
+("refs" makes the clips that are remade bit for bit (the HDR ones, rotated.mkv) and every
+reference from the clips as they are: the x264 and Matroska muxer runs of the others do not give
+the same bytes twice).
 """
 import json
+import math
 import pathlib
+import struct
 import subprocess
 import sys
 
@@ -119,17 +123,85 @@ def write_headers():
                                  "-of", "json", str(path)], check=True, capture_output=True, text=True)
         data = json.loads(result.stdout)
         stream = data["streams"][0]
-        rotation = next((int(side["rotation"]) for side in stream.get("side_data_list", []) if "rotation" in side), 0)
+        counterclockwise = next((int(side["rotation"]) for side in stream.get("side_data_list", []) if "rotation" in side), 0)
+        # To the nearest right angle, clockwise, halves away from zero (C's lround), as a sheet turns it.
+        quarter = -counterclockwise / 90
+        rotation = int(math.copysign(math.floor(abs(quarter) + 0.5), quarter)) * 90 % 360
         duration = stream.get("duration") or data["format"].get("duration")
         sar = stream.get("sample_aspect_ratio", "1:1")
         lines.append(f"{path.parent.name}/{path.name} {stream['width']} {stream['height']} {'1:1' if sar == '0:1' else sar} "
-                     f"{-rotation % 360} {round(float(duration) * 1_000_000)} {stream.get('nb_frames', '0')} "
+                     f"{rotation} {round(float(duration) * 1_000_000)} {stream.get('nb_frames', '0')} "
                      f"{transfers.get(stream.get('color_transfer'), 0)}")
     (video / "headers.txt").write_text("\n".join(lines) + "\n")
 
 
-if sys.argv[1:] == ["hdr"]:
+def matroska_rolled(source, out, roll, yaw=0.0, pitch=0.0):
+    """`source` (a Matroska file of FFmpeg's) with a rectangular Projection of pose `yaw`,
+    `pitch`, `roll` degrees in its video track, which FFmpeg 5.1 turns into a display matrix (its
+    muxer writes none). The Segment, Tracks, TrackEntry and Video elements are written again with
+    8-byte sizes; SeekHead and Cues, whose positions would be stale, are left out."""
+    data = source.read_bytes()
+    masters = {0x18538067, 0x1654AE6B, 0xAE, 0xE0}
+
+    def vint(at, keep_marker=False):
+        length = 9 - data[at].bit_length()
+        value = data[at] if keep_marker else data[at] & ((1 << (8 - length)) - 1)
+        for byte in data[at + 1:at + length]:
+            value = value << 8 | byte
+        return value, length
+
+    def parse(start, end):
+        elements, at = [], start
+        while at < end:
+            element_id, id_length = vint(at, keep_marker=True)
+            size, size_length = vint(at + id_length)
+            data_start = at + id_length + size_length
+            if size == (1 << (7 * size_length)) - 1:
+                size = end - data_start
+            payload = data[data_start:data_start + size]
+            elements.append([element_id, parse(data_start, data_start + size) if element_id in masters else payload])
+            at = data_start + size
+        return elements
+
+    def write(elements):
+        out_bytes = b""
+        for element_id, value in elements:
+            payload = write(value) if isinstance(value, list) else value
+            out_bytes += element_id.to_bytes((element_id.bit_length() + 7) // 8, "big") + b"\x01" + len(payload).to_bytes(7, "big") + payload
+        return out_bytes
+
+    def child(elements, element_id):
+        return next(value for found, value in elements if found == element_id)
+
+    tree = parse(0, len(data))
+    segment = child(tree, 0x18538067)
+    segment[:] = [element for element in segment if element[0] not in (0x114D9B74, 0x1C53BB6B)]
+    video_element = child(child(child(segment, 0x1654AE6B), 0xAE), 0xE0)
+    pose = [[0x7673, struct.pack(">f", yaw)], [0x7674, struct.pack(">f", pitch)], [0x7675, struct.pack(">f", roll)]]
+    video_element.append([0x7670, [[0x7671, b"\x00"]] + pose])
+    out.write_bytes(write(tree))
+
+
+def make_remade_clips():
+    """The clips made again bit for bit on every run: the HDR clips, rotated.mkv (clip.mkv
+    turned by a Projection roll of 90 degrees counter-clockwise), and sample.mkv in other poses
+    (pose-*.mkv: mirrored by a yaw of 180 degrees, a pitch FFmpeg ignores, ...), for headers.txt."""
     make_hdr_clips()
+    matroska_rolled(video / "clip.mkv", video / "rotated.mkv", 90.0)
+    for roll, yaw, pitch in [(-90, 0, 0), (120, 0, 0), (30, 0, 0), (90, 180, 0), (180, -180, 0), (90, 0, 5)]:
+        matroska_rolled(formats / "sample.mkv", video / f"pose-roll{roll}-yaw{yaw}-pitch{pitch}.mkv", roll, yaw, pitch)
+
+
+def write_posters():
+    """FFmpeg's poster of every SDR clip, and posters.txt."""
+    lines = [poster(video / name) for name in
+             ["rotated.mp4", "clip.mov", "vp9.webm", "clip.mkv", "rotated.mkv", "mpeg4.avi", "short.mp4", "wide-pixels.mp4"]]
+    (video / "posters.txt").write_text("# clip shown-width shown-height duration-seconds\n" + "\n".join(lines) + "\n")
+
+
+if sys.argv[1:] == ["refs"]:
+    make_remade_clips()
+    write_posters()
     write_headers()
     sys.exit(0)
 
@@ -145,7 +217,7 @@ clip(formats / "sample.mov", 48, 32, 2, h264, one_frame)
 clip(formats / "sample.mkv", 48, 32, 2, vp9, one_frame)
 clip(formats / "sample.avi", 48, 32, 2, mpeg4, one_frame)
 
-# End-to-end clips and their posters.
+# End-to-end clips.
 clip(video / "upright.mp4", 64, 48, 2, h264, ["-movflags", "+faststart"])
 ffmpeg("-i", str(video / "upright.mp4"), "-c", "copy", "-metadata:s:v:0", "rotate=90", str(video / "rotated.mp4"))
 (video / "upright.mp4").unlink()
@@ -155,12 +227,10 @@ clip(video / "clip.mkv", 64, 48, 2, h264)
 clip(video / "mpeg4.avi", 64, 48, 2, mpeg4)
 clip(video / "short.mp4", 64, 48, 0.5, h264)
 clip(video / "wide-pixels.mp4", 32, 48, 2, h264, sar="2/1")
-lines = [poster(video / name) for name in
-         ["rotated.mp4", "clip.mov", "vp9.webm", "clip.mkv", "mpeg4.avi", "short.mp4", "wide-pixels.mp4"]]
-(video / "posters.txt").write_text("# clip shown-width shown-height duration-seconds\n" + "\n".join(lines) + "\n")
 
 # Hostile: a Matroska file of 65 video streams (FFmpeg is told to refuse more than 64).
 ffmpeg("-i", str(formats / "sample.mkv"), *sum((["-map", "0:v"] for _ in range(65)), []), "-c", "copy", str(video / "many-streams.mkv"))
 
-make_hdr_clips()
+make_remade_clips()
+write_posters()
 write_headers()

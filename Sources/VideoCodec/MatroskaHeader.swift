@@ -21,6 +21,10 @@ public struct MatroskaHeader: Sendable {
     /// The sample aspect ratio FFmpeg 5.1 derives from DisplayWidth and DisplayHeight (1:1
     /// without them, or with a DisplayUnit it does not know).
     public let sampleAspect: (numerator: Int, denominator: Int)
+    /// The clockwise rotation (0, 90, 180 or 270) of the display matrix FFmpeg 5.1 makes of a
+    /// rectangular `Projection`'s pose: ProjectionPoseRoll turns counter-clockwise, a yaw of
+    /// ±180° mirrors and turns the other way; a pitch, another yaw or a NaN roll gives none.
+    public let rotation: Int
     /// Info's Duration in microseconds (TimestampScale applied, as FFmpeg truncates it); nil
     /// when absent.
     public let durationMicroseconds: Int?
@@ -164,6 +168,7 @@ public struct MatroskaHeader: Sendable {
         codec = video.codec
         transfer = video.transfer
         sampleAspect = video.sampleAspect
+        rotation = video.rotation
     }
 
     /// The EBML header's fields that decide whether Masonry (and FFmpeg) can read the rest.
@@ -191,6 +196,7 @@ public struct MatroskaHeader: Sendable {
         var codec = ""
         var transfer: Int?
         var sampleAspect = (numerator: 1, denominator: 1)
+        var rotation = 0
 
         init?(_ entry: EBMLElement, reader: inout EBMLReader) throws(ImageError) {
             var isVideo = false
@@ -217,6 +223,8 @@ public struct MatroskaHeader: Sendable {
                     for colour in try reader.children(of: field) where colour.id == 0x55BA {
                         transfer = Int(clamping: try EBMLReader.unsigned(colour))
                     }
+                case 0x7670:
+                    rotation = try Self.rotation(of: try reader.children(of: field))
                 default: break
                 }
             }
@@ -229,6 +237,26 @@ public struct MatroskaHeader: Sendable {
             guard displayUnit < 4, shownWidth > 0, shownHeight > 0, shownWidth <= 1 << 24, shownHeight <= 1 << 24 else { return }
             let numerator = height * shownWidth * widthFactor, denominator = width * shownHeight * heightFactor
             sampleAspect = reducedRatio(numerator, denominator)
+        }
+
+        /// FFmpeg 5.1's `mkv_create_display_matrix` for a `Projection`, as the bridge reads the
+        /// matrix back: clockwise −roll, or 180° − roll mirrored (yaw ±180°), to the nearest
+        /// right angle.
+        private static func rotation(of projection: [EBMLElement]) throws(ImageError) -> Int {
+            var type: UInt64 = 0, yaw = 0.0, pitch = 0.0, roll = 0.0
+            for field in projection {
+                switch field.id {
+                case 0x7671: type = try EBMLReader.unsigned(field)
+                case 0x7673: yaw = try EBMLReader.float(field)
+                case 0x7674: pitch = try EBMLReader.float(field)
+                case 0x7675: roll = try EBMLReader.float(field)
+                default: break
+                }
+            }
+            guard type == 0, pitch == 0, [0, 180, -180].contains(yaw), roll.isFinite else { return 0 }
+            let clockwise = (yaw == 0 ? -roll : 180 - roll).truncatingRemainder(dividingBy: 360)
+            let turn = Int((clockwise / 90).rounded(.toNearestOrAwayFromZero)) * 90
+            return (turn % 360 + 360) % 360
         }
     }
 }

@@ -11,8 +11,8 @@ public struct VideoHeader: Sendable, Hashable {
     public let codedWidth: Int, codedHeight: Int
     /// The sample aspect ratio the container gives (1:1 when it gives none), reduced.
     public let sampleAspectNumerator: Int, sampleAspectDenominator: Int
-    /// The display matrix's clockwise rotation: 0, 90, 180 or 270 (MP4 and MOV; FFmpeg 5.1 turns
-    /// no Matroska or AVI picture).
+    /// The display matrix's clockwise rotation: 0, 90, 180 or 270 (MP4 and MOV `tkhd`, Matroska
+    /// `Projection`; none for AVI).
     public let rotation: Int
     /// Microseconds, nil when unknown.
     public let durationMicroseconds: Int?
@@ -55,7 +55,7 @@ public struct VideoHeader: Sendable, Hashable {
         case .matroska:
             let matroska = try MatroskaHeader(file: file)
             self.init(container: container, codedWidth: matroska.codedWidth, codedHeight: matroska.codedHeight,
-                      sampleAspect: matroska.sampleAspect, rotation: 0, durationMicroseconds: matroska.durationMicroseconds,
+                      sampleAspect: matroska.sampleAspect, rotation: matroska.rotation, durationMicroseconds: matroska.durationMicroseconds,
                       frameCount: 0, codec: matroska.codec, transfer: matroska.transfer)
         case .avi:
             let avi = try AVIHeader(file: file)

@@ -31,7 +31,7 @@ import TestSupport
     /// duration; the full-size poster, turned as shown, is within 35 dB of FFmpeg's.
     @Test(arguments: posters)
     func posterIsFFmpegsFrameAtATenthOfTheDuration(_ poster: PosterCase) throws {
-        #expect(Self.posters.count == 7)
+        #expect(Self.posters.count == 8)
         let file = try InputFile(path: Self.fixtures.appendingPathComponent(poster.clip).path)
         let (format, header) = try ImageFormats.header(of: file, limits: DecodeLimits())
         #expect(format.name == Self.formatByExtension[String(poster.clip.split(separator: ".").last!)])
