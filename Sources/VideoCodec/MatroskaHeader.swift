@@ -6,13 +6,14 @@ import CodecCore
 /// `Tracks`, each read whole up to `maxElementBytes`), the `SeekHead` entries naming `Info` or
 /// `Tracks` when those come after the first Cluster, and in `Info` the TimestampScale and
 /// Duration, in the first video `TrackEntry` the CodecID and the `Video` element (PixelWidth,
-/// PixelHeight, DisplayWidth, DisplayHeight, DisplayUnit, StereoMode, and `Colour`'s
-/// TransferCharacteristics).
+/// PixelHeight, DisplayWidth, DisplayHeight, DisplayUnit, StereoMode, `Colour`'s
+/// TransferCharacteristics and `Projection`'s type and pose).
 ///
 /// Every element is bounded by its parent and by the file; a variable-size integer longer than
 /// EBML allows (an ID over 4 bytes, a size over 8), an unknown size anywhere but the Segment and
 /// a Cluster, more than `maxTopLevelElements` before the first Cluster, more than `maxTracks`
-/// tracks, or a SeekHead that leads back to one already read is refused with its reason, so no
+/// tracks, more than `maxSeekHeads` SeekHeads, a SeekHead entry past the Segment, or a SeekHead
+/// that leads back to one already read is refused with its reason, so no
 /// size a file claims is allocated and no walk loops (every element moves a walk forward by at
 /// least its header).
 public struct MatroskaHeader: Sendable {
