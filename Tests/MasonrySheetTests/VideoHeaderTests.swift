@@ -91,7 +91,8 @@ import VideoCodec
     }
 
     /// Hostile Matroska and AVI files are skipped by name with one exact reason each, before
-    /// FFmpeg is loaded, while a good clip of each container beside them is drawn.
+    /// FFmpeg is loaded (a header FFmpeg then contradicts, when it decodes), while a good clip
+    /// of each container beside them is drawn.
     @Test func hostileMatroskaAndAVIFilesAreSkippedWithTheirReasons() throws {
         let folder = TemporaryFolder()
         try FileManager.default.createDirectory(atPath: folder.file("in"), withIntermediateDirectories: true)
@@ -113,6 +114,11 @@ import VideoCodec
         try write(header + Self.element(Self.segmentID, [0x15, 0x49, 0xA9, 0x66, 0x01, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF] + Self.tracks(Self.videoTrack)),
                   "unknown.mkv")
         try FileManager.default.copyItem(atPath: Self.fixtures.appendingPathComponent("Video/many-streams.mkv").path, toPath: folder.file("in/many.mkv"))
+        // clip.mkv claiming a PixelWidth of 80: the header passes, FFmpeg reads the stream's 64.
+        var wrongSize = try [UInt8](Data(contentsOf: Self.fixtures.appendingPathComponent("Video/clip.mkv")))
+        let pixelWidth = try #require((0..<(wrongSize.count - 3)).first { wrongSize[$0..<($0 + 3)] == [0xB0, 0x81, 64] })
+        wrongSize[pixelWidth + 2] = 80
+        try write(wrongSize, "wrong-size.mkv")
 
         let avi = try [UInt8](Data(contentsOf: Self.fixtures.appendingPathComponent("Formats/sample.avi")))
         func offset(of type: String) throws -> Int {
@@ -141,11 +147,13 @@ import VideoCodec
             "masonry: skipped in/loop.mkv: malformed Matroska file: the SeekHead entries loop back to the SeekHead at byte \(segmentAt + 12)",
             "masonry: skipped in/unknown.mkv: malformed Matroska file: element 0x1549A966 at byte \(segmentAt + 12) has an unknown size, which only a Segment or a Cluster may have",
             "masonry: skipped in/many.mkv: Matroska file has more than 64 tracks",
+            "masonry: skipped in/wrong-size.mkv: malformed Matroska file: FFmpeg reads 64×48 turned 0° with pixels 1:1 "
+                + "where the header says 80×48 turned 0° with pixels 1:1",
             "masonry: skipped in/streams.avi: malformed AVI file: 'avih' counts 3 streams where 'hdrl' has 1 'strl' lists",
             "masonry: skipped in/past.avi: malformed AVI file: chunk 'strh' at byte \(strh) claims 2147483647 bytes, past the end of its parent",
             "masonry: skipped in/cut.avi: malformed AVI file: chunk 'LIST' at byte 12 claims \(headerListSize) bytes, past the end of its parent",
             "masonry: skipped in/bad.avi: malformed AVI file: chunk 'LIST' at byte 12 claims 4294967295 bytes, past the end of its parent",
         ], "\(run.standardError)")
-        #expect(run.errorLines.last?.contains("2 images, 11 skipped") == true, "\(run.standardError)")
+        #expect(run.errorLines.last?.contains("2 images, 12 skipped") == true, "\(run.standardError)")
     }
 }
