@@ -1,5 +1,6 @@
 #include "VideoBridge.h"
 #include "libav_functions.h"
+#include "tone_map.h"
 #include <errno.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -217,7 +218,6 @@ mb_status mvid_open(mvid_video *video, const char *demuxer, int max_streams, mvi
             break;
         }
     }
-    info->stream_count = (int)format->nb_streams;
     if (video->stream_index < 0) {
         mb_message_set(&video->message, "no video stream");
         status = MB_UNSUPPORTED;
@@ -227,19 +227,10 @@ mb_status mvid_open(mvid_video *video, const char *demuxer, int max_streams, mvi
     const AVCodecParameters *parameters = stream->codecpar;
     info->width = parameters->width;
     info->height = parameters->height;
-    AVRational sar = stream->sample_aspect_ratio.num > 0 ? stream->sample_aspect_ratio : parameters->sample_aspect_ratio;
+    AVRational sar = stream->sample_aspect_ratio;
     info->sar_num = sar.num > 0 && sar.den > 0 ? sar.num : 0;
     info->sar_den = sar.num > 0 && sar.den > 0 ? sar.den : 1;
     info->rotation = rotation_of(stream);
-    info->duration_us = -1;
-    if (stream->duration > 0 && stream->time_base.den > 0 && stream->time_base.num > 0) {
-        info->duration_us = (int64_t)((long double)stream->duration * stream->time_base.num * 1000000 / stream->time_base.den);
-    } else if (format->duration > 0) {
-        info->duration_us = format->duration;
-    }
-    info->frames = stream->nb_frames > 0 ? stream->nb_frames : 0;
-    info->color_transfer = parameters->color_trc;
-    snprintf(info->codec, sizeof info->codec, "%s", avcodec_get_name(parameters->codec_id));
     if (info->width <= 0 || info->height <= 0) {
         mb_message_set(&video->message, "the video stream has no picture size");
         status = MB_MALFORMED;
@@ -281,32 +272,61 @@ static int is_full_range(const AVFrame *frame) {
     }
 }
 
-/// Converts `frame` to `width` × `height` RGB with its matrix and range.
-static mb_status convert(mvid_video *video, const AVFrame *frame, int width, int height) {
+/// The HDR transfer of `frame` (the decoder's, else the container's), or mvid_transfer_sdr.
+static mvid_transfer hdr_transfer(const AVFrame *frame, const AVCodecParameters *stream) {
+    enum AVColorTransferCharacteristic transfer = frame->color_trc != AVCOL_TRC_UNSPECIFIED ? frame->color_trc : stream->color_trc;
+    switch (transfer) {
+    case AVCOL_TRC_SMPTE2084: return mvid_transfer_pq;
+    case AVCOL_TRC_ARIB_STD_B67: return mvid_transfer_hlg;
+    default: return mvid_transfer_sdr;
+    }
+}
+
+/// Converts `frame` to `width` × `height` 8-bit RGB with its matrix and range: SDR straight to
+/// RGB24; HDR (PQ, HLG) to 16-bit RGB, then tone-mapped row by row (tone_map.h).
+static mb_status convert(mvid_video *video, const AVFrame *frame, const AVCodecParameters *stream, int width, int height) {
     size_t row = (size_t)width * 3;
-    if (width <= 0 || height <= 0 || (video->rgb = malloc(row * (size_t)height)) == NULL) {
+    mvid_transfer transfer = hdr_transfer(frame, stream);
+    size_t sample_bytes = transfer == mvid_transfer_sdr ? 1 : 2;
+    uint8_t *converted = NULL;
+    if (width <= 0 || height <= 0 || (video->rgb = malloc(row * (size_t)height)) == NULL
+        || (sample_bytes == 2 && (converted = malloc(row * sample_bytes * (size_t)height)) == NULL)) {
         mb_message_set(&video->message, "out of memory for a %dx%d poster", width, height);
         return MB_LIMIT;
     }
     video->rgb_width = width;
-    struct SwsContext *scaler = sws_getContext(frame->width, frame->height, frame->format, width, height, AV_PIX_FMT_RGB24,
+    mb_status status = MB_OK;
+    struct SwsContext *scaler = sws_getContext(frame->width, frame->height, frame->format, width, height,
+                                               sample_bytes == 1 ? AV_PIX_FMT_RGB24 : AV_PIX_FMT_RGB48,
                                                SWS_BICUBIC | SWS_ACCURATE_RND | SWS_FULL_CHR_H_INT, NULL, NULL, NULL);
     if (scaler == NULL) {
         mb_message_set(&video->message, "swscale cannot convert this pixel format");
-        return MB_UNSUPPORTED;
+        status = MB_UNSUPPORTED;
+        goto done;
     }
     int matrix = swscale_matrix(frame->colorspace, frame->height);
     sws_setColorspaceDetails(scaler, sws_getCoefficients(matrix), is_full_range(frame),
                              sws_getCoefficients(SWS_CS_DEFAULT), 1, 0, 1 << 16, 1 << 16);
-    uint8_t *planes[4] = { video->rgb, NULL, NULL, NULL };
-    int strides[4] = { (int)row, 0, 0, 0 };
+    uint8_t *planes[4] = { sample_bytes == 1 ? video->rgb : converted, NULL, NULL, NULL };
+    int strides[4] = { (int)(row * sample_bytes), 0, 0, 0 };
     int rows = sws_scale(scaler, (const uint8_t *const *)frame->data, frame->linesize, 0, frame->height, planes, strides);
     sws_freeContext(scaler);
     if (rows != height) {
         mb_message_set(&video->message, "swscale made %d rows of %d", rows, height);
-        return MB_MALFORMED;
+        status = MB_MALFORMED;
+        goto done;
     }
-    return MB_OK;
+    if (sample_bytes == 2) {
+        enum AVColorPrimaries primaries = frame->color_primaries != AVCOL_PRI_UNSPECIFIED ? frame->color_primaries : stream->color_primaries;
+        // An HDR stream that does not name its primaries is taken as BT.2020 (BT.2100's).
+        int bt2020 = primaries == AVCOL_PRI_BT2020 || primaries == AVCOL_PRI_UNSPECIFIED;
+        for (int y = 0; y < height; y++) {
+            mvid_tone_map_row((const uint16_t *)(converted + (size_t)y * row * 2), video->rgb + (size_t)y * row, width, transfer, bt2020);
+        }
+    }
+done:
+    free(converted);
+    return status;
 }
 
 mb_status mvid_decode_poster(mvid_video *video, int width, int height, int max_packets, int64_t max_pixels) {
@@ -385,7 +405,7 @@ decoded:
         status = MB_MALFORMED;
         goto done;
     }
-    status = convert(video, last, width, height);
+    status = convert(video, last, stream->codecpar, width, height);
 done:
     av_packet_free(&packet);
     av_frame_free(&frame);

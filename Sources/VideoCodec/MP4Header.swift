@@ -4,7 +4,7 @@ import CodecCore
 /// box walk: the top-level boxes (headers only) up to `moov`, which is read whole (at most
 /// `maxMovieBytes`), and in it `mvhd`, and per `trak` `tkhd` (display matrix), `mdhd`
 /// (duration), `hdlr` (the track's kind), `stsd` (the first sample entry: codec, coded size,
-/// `pasp`) and `stsz` (sample count) of the first video track.
+/// `pasp`, `colr`) and `stsz` (sample count) of the first video track.
 ///
 /// Every box is bounded by its parent and by the file: a size smaller than its header, a box
 /// running past its parent or the file, more than `maxTopLevelBoxes` boxes before `moov`, or
@@ -23,6 +23,9 @@ public struct MP4Header: Sendable {
     public let frameCount: Int
     /// The first sample entry's four-character code ("avc1", "hvc1").
     public let codec: String
+    /// The sample entry's `colr` (`nclx`, or QuickTime's `nclc`) transfer characteristics
+    /// (ITU-T H.273: 1 BT.709, 16 PQ, 18 HLG); nil without one.
+    public let transfer: Int?
     public let trackCount: Int
 
     /// The largest `moov` read: 64 MiB (an hour of 60 fps video indexes in about 10 MiB).
@@ -44,6 +47,7 @@ public struct MP4Header: Sendable {
         sampleAspect = track.aspect
         rotation = track.rotation
         codec = track.codec
+        transfer = track.transfer
         frameCount = track.samples
         trackCount = fields.tracks
         let duration = track.timescale > 0 && track.duration > 0 ? (track.duration, track.timescale)
@@ -59,6 +63,7 @@ public struct MP4Header: Sendable {
         var timescale = 0, duration = 0
         var samples = 0
         var codec = ""
+        var transfer: Int?
     }
 
     private struct Fields {
@@ -197,6 +202,9 @@ public struct MP4Header: Sendable {
             if type == "pasp", childSize - headerSize >= 8 {
                 let h = Int(readBigEndian32(bytes, at + headerSize)), v = Int(readBigEndian32(bytes, at + headerSize + 4))
                 if h > 0, v > 0 { track.aspect = (h, v) }
+            }
+            if type == "colr", childSize - headerSize >= 10, ["nclx", "nclc"].contains(fourCC(bytes[(at + headerSize)..<(at + headerSize + 4)])) {
+                track.transfer = Int(readBigEndian16(bytes, at + headerSize + 6))
             }
             at += childSize
         }

@@ -22,9 +22,6 @@ public enum VideoContainer: String, Sendable, Hashable, CaseIterable {
         }
     }
 
-    /// Whether Masonry's own header reader (`MP4Header`) reads it, or FFmpeg's demuxer.
-    var hasOwnHeaderReader: Bool { self == .mp4 || self == .mov }
-
     /// How many leading bytes `init(prefix:)` looks at.
     public static let signaturePrefixBytes = 256
 
@@ -67,12 +64,15 @@ public enum VideoContainer: String, Sendable, Hashable, CaseIterable {
 
     /// The DocType of an EBML header in `bytes` ("matroska" or "webm"), or nil.
     static func matroskaDocType(_ bytes: [UInt8]) -> String? {
-        // DocType is element 0x4282 inside the EBML header; its size a one-byte vint (0x80 | n).
+        // DocType is element 0x4282 inside the EBML header; its size a variable-size integer of
+        // one to eight bytes (the first byte's leading zeros count the bytes after it).
         var at = 4
         while at + 3 <= bytes.count {
-            if bytes[at] == 0x42, bytes[at + 1] == 0x82, bytes[at + 2] & 0x80 != 0 {
-                let length = Int(bytes[at + 2] & 0x7F), start = at + 3
-                guard start + length <= bytes.count else { return nil }
+            if bytes[at] == 0x42, bytes[at + 1] == 0x82, bytes[at + 2] != 0 {
+                let sizeLength = bytes[at + 2].leadingZeroBitCount + 1, start = at + 2 + sizeLength
+                guard start <= bytes.count else { return nil }
+                let length = bytes[(at + 3)..<start].reduce(Int(bytes[at + 2] & (0xFF >> sizeLength))) { $0 << 8 | Int($1) }
+                guard length <= 16, start + length <= bytes.count else { return nil }
                 let docType = String(decoding: bytes[start..<(start + length)], as: UTF8.self)
                 return docType == "matroska" || docType == "webm" ? docType : nil
             }
@@ -97,4 +97,11 @@ func readBigEndian16(_ bytes: [UInt8], _ at: Int) -> UInt16 {
 
 func readBigEndian64(_ bytes: [UInt8], _ at: Int) -> UInt64 {
     UInt64(readBigEndian32(bytes, at)) << 32 | UInt64(readBigEndian32(bytes, at + 4))
+}
+
+/// `numerator`:`denominator` in lowest terms (both positive).
+func reducedRatio(_ numerator: Int, _ denominator: Int) -> (numerator: Int, denominator: Int) {
+    var (a, b) = (numerator, denominator)
+    while b != 0 { (a, b) = (b, a % b) }
+    return a > 0 ? (numerator / a, denominator / a) : (1, 1)
 }

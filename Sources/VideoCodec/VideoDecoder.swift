@@ -3,22 +3,30 @@ import CodecCore
 import CVideoBridge
 import Raster
 
-/// What the header pass knows of a video: its first video stream's picture, turn and length.
-/// MP4 and MOV are read by Masonry's own box walk (`MP4Header`, no FFmpeg); Matroska/WebM and
-/// AVI by FFmpeg's demuxer (`avformat_open_input` and `avformat_find_stream_info`, which parse
-/// the codec's parameter sets and may decode a frame to learn its pixel format).
+/// What the header pass knows of a video: its first video stream's picture, turn and length,
+/// read by Masonry's own container walk (no FFmpeg): `MP4Header` for MP4 and MOV,
+/// `MatroskaHeader` for Matroska/WebM, `AVIHeader` for AVI.
 public struct VideoHeader: Sendable, Hashable {
     public let container: VideoContainer
     public let codedWidth: Int, codedHeight: Int
-    /// The sample aspect ratio (1:1 when the file gives none).
+    /// The sample aspect ratio the container gives (1:1 when it gives none), reduced.
     public let sampleAspectNumerator: Int, sampleAspectDenominator: Int
-    /// The display matrix's clockwise rotation: 0, 90, 180 or 270.
+    /// The display matrix's clockwise rotation: 0, 90, 180 or 270 (MP4 and MOV `tkhd`, Matroska
+    /// `Projection`; none for AVI).
     public let rotation: Int
     /// Microseconds, nil when unknown.
     public let durationMicroseconds: Int?
-    /// Frames of the stream when the container says (0 when it does not).
+    /// Frames of the stream when the container says (0 when it does not: Matroska).
     public let frameCount: Int
+    /// The container's name of the codec: the sample entry ("avc1"), CodecID ("V_VP9") or
+    /// biCompression ("FMP4").
     public let codec: String
+    /// The transfer characteristics the container gives (ITU-T H.273; MP4/MOV `colr`, Matroska
+    /// `Colour`; nil for AVI or without them).
+    public let transfer: Int?
+    /// A PQ or HLG transfer: FFmpeg decodes such a stream to 16-bit samples, and the poster is
+    /// converted through 16-bit RGB before it is tone-mapped.
+    public var isHDR: Bool { transfer == 16 || transfer == 18 }
 
     /// The picture as stored, its sample aspect ratio applied (the width rounded): what the
     /// decoder's rows hold before `orientation` turns them.
@@ -38,37 +46,38 @@ public struct VideoHeader: Sendable, Hashable {
 
     /// Reads the header of `file`, of the container its signature named.
     public init(file: InputFile, container: VideoContainer) throws(ImageError) {
-        if container.hasOwnHeaderReader {
-            self.init(try MP4Header(file: file, container: container))
-        } else {
-            let session = try VideoSession(file: file)
-            self.init(try session.open(container), container: container)
+        switch container {
+        case .mp4, .mov:
+            let mp4 = try MP4Header(file: file, container: container)
+            self.init(container: container, codedWidth: mp4.codedWidth, codedHeight: mp4.codedHeight, sampleAspect: mp4.sampleAspect,
+                      rotation: mp4.rotation, durationMicroseconds: mp4.durationMicroseconds, frameCount: mp4.frameCount, codec: mp4.codec,
+                      transfer: mp4.transfer)
+        case .matroska:
+            let matroska = try MatroskaHeader(file: file)
+            self.init(container: container, codedWidth: matroska.codedWidth, codedHeight: matroska.codedHeight,
+                      sampleAspect: matroska.sampleAspect, rotation: matroska.rotation, durationMicroseconds: matroska.durationMicroseconds,
+                      frameCount: 0, codec: matroska.codec, transfer: matroska.transfer)
+        case .avi:
+            let avi = try AVIHeader(file: file)
+            self.init(container: container, codedWidth: avi.codedWidth, codedHeight: avi.codedHeight, sampleAspect: avi.sampleAspect,
+                      rotation: 0, durationMicroseconds: avi.durationMicroseconds, frameCount: avi.frameCount, codec: avi.codec,
+                      transfer: nil)
         }
     }
 
-    init(_ mp4: MP4Header) {
-        container = mp4.container
-        codedWidth = mp4.codedWidth
-        codedHeight = mp4.codedHeight
-        sampleAspectNumerator = mp4.sampleAspect.numerator
-        sampleAspectDenominator = mp4.sampleAspect.denominator
-        rotation = mp4.rotation
-        durationMicroseconds = mp4.durationMicroseconds
-        frameCount = mp4.frameCount
-        codec = mp4.codec
-    }
-
-    init(_ info: mvid_info, container: VideoContainer) {
+    private init(container: VideoContainer, codedWidth: Int, codedHeight: Int, sampleAspect: (numerator: Int, denominator: Int),
+                 rotation: Int, durationMicroseconds: Int?, frameCount: Int, codec: String, transfer: Int?) {
         self.container = container
-        codedWidth = Int(info.width)
-        codedHeight = Int(info.height)
-        let known = info.sar_num > 0 && info.sar_den > 0
-        sampleAspectNumerator = known ? Int(info.sar_num) : 1
-        sampleAspectDenominator = known ? Int(info.sar_den) : 1
-        rotation = Int(info.rotation)
-        durationMicroseconds = info.duration_us >= 0 ? Int(info.duration_us) : nil
-        frameCount = Int(info.frames)
-        codec = withUnsafeBytes(of: info.codec) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+        self.codedWidth = codedWidth
+        self.codedHeight = codedHeight
+        let aspect = reducedRatio(sampleAspect.numerator, sampleAspect.denominator)
+        sampleAspectNumerator = aspect.numerator
+        sampleAspectDenominator = aspect.denominator
+        self.rotation = rotation
+        self.durationMicroseconds = durationMicroseconds
+        self.frameCount = frameCount
+        self.codec = codec
+        self.transfer = transfer
     }
 }
 
@@ -114,9 +123,9 @@ final class VideoSession {
 
 /// A video's poster frame (FFmpeg 5.1's demuxers and decoders, through CVideoBridge).
 ///
-/// - The header is read first (`VideoHeader`); its sizes must pass `limits.refusal` before
-///   FFmpeg decodes, and for MP4 and MOV FFmpeg must find the coded size and rotation the own
-///   reader found.
+/// - The header is read first (`VideoHeader`, Masonry's own walk); its sizes must pass
+///   `limits.refusal` before FFmpeg sees a byte, and FFmpeg must find the coded size, rotation
+///   and container sample aspect ratio the own reader found.
 /// - The poster: the first frame at or after 10 % of the duration (FFmpeg seeks to the keyframe
 ///   before and decodes forward), the first frame of a clip under a second or of unknown length;
 ///   at most `maxPackets` packets, one decoder thread.
@@ -140,19 +149,16 @@ public final class VideoDecoder: RowSource {
     public static var libraryVersion: String { String(cString: mvid_version()) }
 
     public init(file: InputFile, container: VideoContainer, limits: DecodeLimits, minimumWidth: Int, minimumHeight: Int) throws(ImageError) {
+        let header = try VideoHeader(file: file, container: container)
+        try Self.checkLimits(header, limits)
         let session = try VideoSession(file: file)
-        let header: VideoHeader
-        if container.hasOwnHeaderReader {
-            header = VideoHeader(try MP4Header(file: file, container: container))
-            try Self.checkLimits(header, limits)
-            let info = try session.open(container)
-            guard (Int(info.width), Int(info.height), Int(info.rotation)) == (header.codedWidth, header.codedHeight, header.rotation) else {
-                throw ImageError(.malformed, "malformed \(container.rawValue) file: FFmpeg reads \(info.width)×\(info.height) turned \(info.rotation)° "
-                                 + "where the header says \(header.codedWidth)×\(header.codedHeight) turned \(header.rotation)°")
-            }
-        } else {
-            header = VideoHeader(try session.open(container), container: container)
-            try Self.checkLimits(header, limits)
+        let info = try session.open(container)
+        let aspect = info.sar_num > 0 && info.sar_den > 0 ? reducedRatio(Int(info.sar_num), Int(info.sar_den)) : (numerator: 1, denominator: 1)
+        guard (Int(info.width), Int(info.height), Int(info.rotation), aspect.numerator, aspect.denominator)
+                == (header.codedWidth, header.codedHeight, header.rotation, header.sampleAspectNumerator, header.sampleAspectDenominator) else {
+            throw ImageError(.malformed, "malformed \(container.rawValue) file: FFmpeg reads \(info.width)×\(info.height) turned \(info.rotation)° "
+                             + "with pixels \(aspect.numerator):\(aspect.denominator) where the header says \(header.codedWidth)×\(header.codedHeight) "
+                             + "turned \(header.rotation)° with pixels \(header.sampleAspectNumerator):\(header.sampleAspectDenominator)")
         }
         // 0 × 0 asks for the full size.
         let size = minimumWidth == 0 && minimumHeight == 0 ? (width: header.width, height: header.height)

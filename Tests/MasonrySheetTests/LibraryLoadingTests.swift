@@ -9,14 +9,15 @@ import TestSupport
 @Suite struct LibraryLoadingTests {
     static let samples = Bundle.module.resourceURL!.appendingPathComponent("Fixtures/Formats")
 
-    /// The shared libraries the loader brought in while `masonry` drew a sheet of `samples`.
-    static func librariesLoaded(drawing samples: [String]) throws -> Set<String> {
+    /// The shared libraries the loader brought in while `masonry` drew a sheet of `samples`
+    /// (or, with `options`, did what they ask).
+    static func librariesLoaded(drawing samples: [String], options: [String] = []) throws -> Set<String> {
         let folder = TemporaryFolder()
         try FileManager.default.createDirectory(atPath: folder.file("in"), withIntermediateDirectories: true)
         for sample in samples {
             try FileManager.default.copyItem(atPath: Self.samples.appendingPathComponent(sample).path, toPath: folder.file("in/\(sample)"))
         }
-        let result = try MasonryExecutable.run(["in", "-o", "sheet.png", "--quiet"], in: folder.path, environment: ["LD_DEBUG": "files"])
+        let result = try MasonryExecutable.run(["in", "-o", "sheet.png", "--quiet"] + options, in: folder.path, environment: ["LD_DEBUG": "files"])
         try #require(result.status == 0, "masonry failed: \(result.standardError.suffix(400))")
         // "   1234:	file=libheif.so.1 [0];  dynamically loaded by …"
         let loaded = result.standardError.split(separator: "\n").compactMap { line -> String? in
@@ -51,5 +52,19 @@ import TestSupport
         let video = try Self.librariesLoaded(drawing: ["sample.mp4"])
         for library in ffmpeg { #expect(video.contains(library), "\(library) was not loaded for an MP4") }
         #expect(!video.contains("libheif.so.1"))
+    }
+
+    /// The header pass reads every video container with Masonry's own walk: a `--plan-only` run
+    /// of MP4, MOV, Matroska and AVI files maps no FFmpeg library; drawing the Matroska and
+    /// AVI samples does.
+    @Test func aPlanOfVideosLoadsNoFFmpeg() throws {
+        let ffmpeg = ["libavformat.so.59", "libavcodec.so.59", "libavutil.so.57", "libswscale.so.6"]
+        let videos = ["sample.mp4", "sample.mov", "sample.mkv", "sample.avi"]
+        let plan = try Self.librariesLoaded(drawing: videos, options: ["--plan-only", "--manifest", "plan.json"])
+        for library in ffmpeg { #expect(!plan.contains(library), "\(library) was loaded for a plan of videos") }
+        for sample in ["sample.mkv", "sample.avi"] {
+            let drawn = try Self.librariesLoaded(drawing: [sample])
+            #expect(drawn.contains("libavformat.so.59"), "FFmpeg was not loaded to draw \(sample)")
+        }
     }
 }

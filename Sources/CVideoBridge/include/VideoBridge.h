@@ -19,16 +19,12 @@
 #include <stdint.h>
 #include "bridge_support.h"
 
-/// What the demuxer says of the file's first video stream.
+/// What the demuxer says of the file's first video stream, for the caller to check against its
+/// own reading of the container.
 typedef struct {
     int width, height;            ///< coded picture size
-    int sar_num, sar_den;         ///< sample aspect ratio (0/1 when unknown)
+    int sar_num, sar_den;         ///< the container's sample aspect ratio (0/1 when it gives none)
     int rotation;                 ///< the display matrix's clockwise rotation: 0, 90, 180 or 270
-    int64_t duration_us;          ///< stream duration, else the container's; -1 when unknown
-    int64_t frames;               ///< the stream's frame count when the container says it, else 0
-    int stream_count;             ///< streams of every kind
-    int color_transfer;           ///< ITU-T H.273 transfer characteristics (16 PQ, 18 HLG)
-    char codec[32];               ///< FFmpeg's codec name ("h264", "vp9")
 } mvid_info;
 
 typedef struct mvid_video mvid_video;
@@ -56,7 +52,10 @@ mb_status mvid_open(mvid_video *video, const char *demuxer, int max_streams, mvi
 /// duration is under one second or unknown; the last frame decoded when the stream ends, or
 /// `max_packets` packets are read, before. At most `max_packets` packets are read, with one decoder thread and frames of at
 /// most `max_pixels`. The frame must be of the opened size; it is converted by swscale with
-/// its own matrix (BT.601, BT.709 or BT.2020) and range to `width` × `height` 8-bit RGB.
+/// its own matrix (BT.601, BT.709 or BT.2020) and range to `width` × `height` 8-bit RGB; a PQ or
+/// HLG frame (the decoder's transfer, else the container's) to 16-bit RGB first, then tone-mapped
+/// to sRGB (Hable's curve, reference white 100 cd/m², peak 1000 cd/m², BT.2020 → BT.709 with
+/// out-of-gamut components clipped; tone_map.h).
 mb_status mvid_decode_poster(mvid_video *video, int width, int height, int max_packets, int64_t max_pixels);
 
 /// Row `y` of the converted poster, width * 3 bytes.

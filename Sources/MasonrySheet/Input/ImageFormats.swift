@@ -506,11 +506,13 @@ extension SourceHeader {
 
     /// A video's poster frame: its shown shape before the display matrix's turn, which is the
     /// orientation. The decoder holds its reference frames (up to 16 of 1.5 bytes a pixel, as
-    /// H.264 and HEVC allow) and the converted poster: 28 bytes a coded pixel, saturating.
+    /// H.264 and HEVC allow) and the converted poster: 28 bytes a coded pixel, saturating. An
+    /// HDR stream's frames hold 16-bit samples (3 bytes a pixel) and its poster passes through
+    /// 16-bit RGB: 58 bytes a coded pixel.
     init(_ video: VideoHeader) {
         self.init(width: video.width, height: video.height, orientation: video.orientation, frameCount: max(1, video.frameCount),
                   decodedPixels: video.codedWidth * video.codedHeight,
-                  wholePictureBytes: Self.saturatingProduct(video.codedWidth, video.codedHeight, 28),
+                  wholePictureBytes: Self.saturatingProduct(video.codedWidth, video.codedHeight, video.isHDR ? 58 : 28),
                   durationSeconds: video.durationMicroseconds.map { ($0 + 500_000) / 1_000_000 })
     }
 }
