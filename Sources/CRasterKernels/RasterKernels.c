@@ -28,9 +28,9 @@ MRK_AVX2 void mrk_build_quads(const int16_t *pixels, size_t count, int16_t *quad
     // Within each 128-bit lane: (R0 G0 B0 A0 R1 G1 B1 A1) -> (R0 R1 G0 G1 B0 B1 A0 A1).
     const __m256i interleave = _mm256_setr_epi8(0, 1, 8, 9, 2, 3, 10, 11, 4, 5, 12, 13, 6, 7, 14, 15,
                                                 0, 1, 8, 9, 2, 3, 10, 11, 4, 5, 12, 13, 6, 7, 14, 15);
-    for (size_t j = 0; j < count; j++) {
-        __m256i four = _mm256_loadu_si256((const __m256i *)(pixels + 4 * j));
-        _mm256_storeu_si256((__m256i *)(quads + 16 * j), _mm256_shuffle_epi8(four, interleave));
+    for (size_t k = 0; 4 * k < count; k++) {
+        __m256i four = _mm256_loadu_si256((const __m256i *)(pixels + 16 * k));
+        _mm256_storeu_si256((__m256i *)(quads + 16 * k), _mm256_shuffle_epi8(four, interleave));
     }
 }
 
@@ -92,17 +92,17 @@ MRK_AVX2 void mrk_quads_from_row(const uint8_t *row, size_t width, mrk_layout la
     mrk_build_quads(pixels, width, quads);
 }
 
-MRK_AVX2 void mrk_horizontal_avx2(const int16_t *quads, const int64_t *first_input, const int16_t *weights,
+MRK_AVX2 void mrk_horizontal_avx2(const int16_t *quads, const int64_t *first_quad, const int16_t *weights,
                                   size_t quad_count, size_t output_count, int32_t max_sample, int16_t *output) {
     const __m128i start = _mm_set1_epi32((SAMPLE_OFFSET << FRACTION_BITS) + (1 << (FRACTION_BITS - 1)));
     const __m128i zero = _mm_setzero_si128(), largest = _mm_set1_epi32(max_sample);
     const __m128i offset = _mm_set1_epi32(SAMPLE_OFFSET);
     for (size_t x = 0; x < output_count; x++) {
-        const int16_t *taps = quads + 16 * first_input[x];
+        const int16_t *taps = quads + 16 * first_quad[x];
         const int16_t *tap_weights = weights + 16 * quad_count * x;
         __m256i sum = _mm256_setzero_si256();
         for (size_t q = 0; q < quad_count; q++) {
-            __m256i data = _mm256_loadu_si256((const __m256i *)(taps + 64 * q));
+            __m256i data = _mm256_loadu_si256((const __m256i *)(taps + 16 * q));
             __m256i w = _mm256_loadu_si256((const __m256i *)(tap_weights + 16 * q));
             sum = _mm256_add_epi32(sum, _mm256_madd_epi16(data, w));
         }
@@ -204,9 +204,9 @@ void mrk_build_quads(const int16_t *pixels, size_t count, int16_t *quads) { (voi
 void mrk_quads_from_row(const uint8_t *row, size_t width, mrk_layout layout, int16_t *pixels, int16_t *quads) {
     (void)row; (void)width; (void)layout; (void)pixels; (void)quads;
 }
-void mrk_horizontal_avx2(const int16_t *quads, const int64_t *first_input, const int16_t *weights,
+void mrk_horizontal_avx2(const int16_t *quads, const int64_t *first_quad, const int16_t *weights,
                          size_t quad_count, size_t output_count, int32_t max_sample, int16_t *output) {
-    (void)quads; (void)first_input; (void)weights; (void)quad_count; (void)output_count; (void)max_sample; (void)output;
+    (void)quads; (void)first_quad; (void)weights; (void)quad_count; (void)output_count; (void)max_sample; (void)output;
 }
 void mrk_vertical_avx2(const int16_t *const *rows, const int16_t *weights, size_t row_count,
                        size_t width, int32_t max_sample, uint8_t *output) {

@@ -91,9 +91,13 @@ public final class StreamingResampler {
     private var shrunkRowCount = 0
 
     let kernels: RasterKernels
-    /// AVX2 only: the shrunk row as quads (see `mrk_build_quads`), and each target pixel's
-    /// horizontal weights in quads of taps (16 Int16 each, zero-padded).
+    /// AVX2 only: the shrunk row as quads of four pixels (see `mrk_build_quads`), each target
+    /// pixel's first quad, and its horizontal weights in quads (16 Int16 each): the taps placed
+    /// by their pixel's position in its quad, zero before the first tap and after the last.
+    /// Each pixel is converted into one quad, once (a quad at every pixel, so that every window
+    /// started on a quad boundary, cost four stores a pixel and a seventh of a JPEG sheet's CPU).
     private let shrunkQuads: UnsafeMutableBufferPointer<Int16>
+    private let horizontalFirstQuads: UnsafeMutableBufferPointer<Int64>
     private let horizontalWeightQuads: UnsafeMutableBufferPointer<Int16>
     private let horizontalQuadCount: Int
     /// The weights of `verticalTapRows`, one a row.
@@ -165,15 +169,23 @@ public final class StreamingResampler {
                     .initialize(to: Self.weightPair(first, second))
             }
         }
-        let quadCount = kernels == .avx2 ? (pairCount + 1) / 2 : 0
+        // A window starting up to three pixels into its first quad spans (tapCount + 3) / 4 quads, rounded up.
+        let quadCount = kernels == .avx2 ? (tapCount + 6) / 4 : 0
         horizontalQuadCount = quadCount
-        shrunkQuads = .allocate(capacity: quadCount == 0 ? 0 : 16 * horizontal.shrunkSize)
+        // The row's quads, then zero quads for the windows that run past it.
+        let rowQuads = (horizontal.shrunkSize + 3) / 4
+        shrunkQuads = .allocate(capacity: quadCount == 0 ? 0 : 16 * (rowQuads + quadCount))
+        shrunkQuads.initialize(repeating: 0)
+        horizontalFirstQuads = .allocate(capacity: quadCount == 0 ? 0 : targetWidth)
         horizontalWeightQuads = .allocate(capacity: 16 * quadCount * targetWidth)
         horizontalWeightQuads.initialize(repeating: 0)
         for x in 0..<(quadCount == 0 ? 0 : targetWidth) {
+            let first = horizontal.filter.firstInput[x]
+            horizontalFirstQuads[x] = Int64(first / 4)
             for tap in 0..<tapCount {
-                // Quad q holds taps 4q...4q+3 as (w0 w1) x 4, then (w2 w3) x 4.
-                let quad = tap / 4, within = tap % 4
+                // Quad q holds pixels 4q...4q+3, weighted as (w0 w1) x 4, then (w2 w3) x 4.
+                let position = first % 4 + tap
+                let quad = position / 4, within = position % 4
                 let base = 16 * (x * quadCount + quad) + (within < 2 ? 0 : 8) + within % 2
                 for channel in 0..<4 {
                     horizontalWeightQuads[base + 2 * channel] = Int16(horizontal.filter.weights[x * tapCount + tap])
@@ -199,6 +211,7 @@ public final class StreamingResampler {
         verticalTapRows.deallocate()
         verticalTapWeights.deallocate()
         shrunkQuads.deallocate()
+        horizontalFirstQuads.deallocate()
         horizontalWeightQuads.deallocate()
         verticalRowWeights.deallocate()
         verticalWeightPairs.deallocate()
@@ -438,20 +451,16 @@ public final class StreamingResampler {
     /// (`quadsBuilt`: the AVX2 pass's quads were made from the source row already).
     private func reduceHorizontally(into offset: Int, quadsBuilt: Bool) {
         if kernels == .avx2 {
-            // firstInput[x] + 4 * quadCount <= shrunkSize + 3, within the zero-padded row.
+            // firstInput[x] / 4 + quadCount quads, within the row's quads and the zero ones after them.
             let quads = shrunkQuads.baseAddress!
             if !quadsBuilt {
                 UnsafeRawPointer(shrunkRow.baseAddress!).withMemoryRebound(to: Int16.self, capacity: 4 * (horizontal.shrunkSize + 3)) { pixels in
                     mrk_build_quads(pixels, horizontal.shrunkSize, quads)
                 }
             }
-            horizontal.filter.firstInput.withUnsafeBufferPointer { firstInput in
-                UnsafeMutableRawPointer(reducedRows.baseAddress! + offset).withMemoryRebound(to: Int16.self, capacity: 4 * targetWidth) { output in
-                    firstInput.withMemoryRebound(to: Int64.self) { firstInput in
-                        mrk_horizontal_avx2(quads, firstInput.baseAddress!, horizontalWeightQuads.baseAddress!, horizontalQuadCount,
-                                            targetWidth, Self.maxSample, output)
-                    }
-                }
+            UnsafeMutableRawPointer(reducedRows.baseAddress! + offset).withMemoryRebound(to: Int16.self, capacity: 4 * targetWidth) { output in
+                mrk_horizontal_avx2(quads, horizontalFirstQuads.baseAddress!, horizontalWeightQuads.baseAddress!, horizontalQuadCount,
+                                    targetWidth, Self.maxSample, output)
             }
             return
         }

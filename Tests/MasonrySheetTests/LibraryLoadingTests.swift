@@ -35,6 +35,16 @@ import TestSupport
         }
     }
 
+    /// The command imports no Foundation (issue #34: its ICU data and relocations were most of a
+    /// one-picture sheet's start-up); the test build links Swift's libraries dynamically, so an
+    /// `import Foundation` anywhere in the command's modules would show here.
+    @Test func theCommandLoadsNoFoundationLibrary() throws {
+        let loaded = try Self.librariesLoaded(drawing: ["sample.png", "sample.jpg"])
+        let foundation = loaded.filter { $0.contains("Foundation") }
+        #expect(foundation.isEmpty, "a sheet loaded \(foundation.sorted())")
+        #expect(loaded.contains("libswiftCore.so"), "the test build is expected to load the Swift runtime dynamically")
+    }
+
     @Test func aHEICLoadsLibheifAndATIFFLoadsLibtiff() throws {
         let heic = try Self.librariesLoaded(drawing: ["sample.heic"])
         #expect(heic.contains("libheif.so.1"))

@@ -13,9 +13,10 @@
 /// 1 when this CPU and OS run AVX2 code.
 int mrk_avx2_available(void);
 
-/// Builds the horizontal pass's input for one row: quad j holds pixels j, j+1 interleaved
-/// channel by channel, then j+2, j+3 likewise (16 int16). `pixels` must hold count + 3
-/// pixels (zeros past the row); `quads` receives `count` quads.
+/// Builds the horizontal pass's input for one row: quad k holds pixels 4k, 4k+1 interleaved
+/// channel by channel, then 4k+2, 4k+3 likewise (16 int16), for k < ceil(count / 4). `pixels`
+/// must hold count + 3 pixels (zeros past the row). Each pixel is in one quad: an output whose
+/// taps start inside a quad gets zero weights for the pixels before them.
 void mrk_build_quads(const int16_t *pixels, size_t count, int16_t *quads);
 
 /// The layouts of 8-bit source rows (StreamingResampler's PixelFormat).
@@ -29,9 +30,9 @@ void mrk_quads_from_row(const uint8_t *row, size_t width, mrk_layout layout, int
 
 /// The horizontal pass: for each output x, the sum over its taps (quad_count quads of four,
 /// weights in `weights` as 16 int16 per quad: w0 w1 repeated four times, then w2 w3) of
-/// quads starting at `first_input[x]`, rounded, shifted by 14 bits, clamped to 0...max_sample
-/// and stored minus 32768 as four int16.
-void mrk_horizontal_avx2(const int16_t *quads, const int64_t *first_input, const int16_t *weights,
+/// quads starting at quad `first_quad[x]`, rounded, shifted by 14 bits, clamped to
+/// 0...max_sample and stored minus 32768 as four int16.
+void mrk_horizontal_avx2(const int16_t *quads, const int64_t *first_quad, const int16_t *weights,
                          size_t quad_count, size_t output_count, int32_t max_sample, int16_t *output);
 
 /// The vertical pass: `row_count` (even) rows of `width` pixels, each pair of rows weighted
