@@ -78,8 +78,9 @@ public struct SVGHeader: Sendable, Hashable {
         let ranOut = bytes.count >= Self.maxPrologBytes
             ? ImageError(.limitExceeded, "SVG prolog is longer than \(Self.maxPrologBytes) bytes before its root <svg> tag ends")
             : ImageError(.malformed, "truncated SVG: the file ends before its root <svg> tag does")
-        guard case .root = try prolog.findRoot(), let attributes = try prolog.rootAttributes() else { throw ranOut }
+        guard case .root = try prolog.findRoot() else { throw ranOut }
         rootOffset = prolog.offset
+        guard let attributes = try prolog.rootAttributes() else { throw ranOut }
         entities = prolog.entities
         rootWidth = attributes["width"].flatMap(SVGLength.init(parsing:))
         rootHeight = attributes["height"].flatMap(SVGLength.init(parsing:))
