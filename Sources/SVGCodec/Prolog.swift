@@ -25,7 +25,7 @@ struct Prolog {
         if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { position += 3 }
     }
 
-    /// The offset after `<svg`, relative to the bytes' start.
+    /// The offset after `<svg` (or `<svg:svg`), relative to the bytes' start.
     var offset: Int { position - bytes.startIndex }
 
     /// Reads up to the root element; throws when the bytes are not an SVG's prolog.
@@ -43,8 +43,9 @@ struct Prolog {
                 sawDoctype = true
                 position += 9
                 guard try readDoctype() else { return .ranOut }
-            } else if starts("<svg") {
-                let after = position + 4
+            } else if starts("<svg") || starts("<svg:svg") {
+                // `svg:svg`: Illustrator 10 and 11 wrote the root with the namespace's usual prefix.
+                let after = position + (starts("<svg:svg") ? 8 : 4)
                 guard after < bytes.endIndex else { return .ranOut }
                 let next = bytes[after]
                 guard Self.isSpace(next) || next == UInt8(ascii: ">") || next == UInt8(ascii: "/") else { throw notSVG }

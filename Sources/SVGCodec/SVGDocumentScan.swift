@@ -35,10 +35,12 @@ public struct SVGDocumentScan: Sendable {
     /// The longest chain of references followed (one reference drawing another, and so on).
     public static let maxReferenceDepth = 1024
 
-    /// Scans `bytes` (the whole file) from the root element at `rootOffset` (`SVGHeader`'s),
+    /// Scans `bytes` (the whole file) from the root element whose name ends at `rootOffset` (`SVGHeader`'s),
     /// expanding `entities`.
     public init(bytes: ArraySlice<UInt8>, rootOffset: Int, entities: [String: [UInt8]]) throws(ImageError) {
-        let root = bytes.startIndex + min(max(0, rootOffset - 4), bytes.count)
+        // Back to the root's `<`: `<svg` or `<svg:svg`.
+        let nameEnd = bytes.startIndex + min(max(0, rootOffset), bytes.count)
+        let root = bytes[..<nameEnd].lastIndex(of: UInt8(ascii: "<")) ?? bytes.startIndex
         entityExpansionBytes = try Self.entityExpansion(in: bytes[root...], entities: entities)
         var tree = ElementTree()
         try tree.read(bytes[root...])

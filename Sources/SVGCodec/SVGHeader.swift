@@ -5,7 +5,8 @@ import CodecCore
 /// DOCTYPE declares. Read by Masonry itself from at most `maxPrologBytes` of the file.
 ///
 /// - Prolog: an optional UTF-8 byte order mark, white space, the XML declaration, comments,
-///   processing instructions and one DOCTYPE, in any order, then `<svg` (no namespace prefix).
+///   processing instructions and one DOCTYPE, in any order, then `<svg` (or `<svg:svg`, as
+///   Illustrator 10 and 11 wrote it).
 ///   A DOCTYPE's internal subset is read for its general entities (`<!ENTITY name "text">`,
 ///   which `SVGDocumentScan` expands to bound the document); a parameter entity
 ///   (`<!ENTITY % …>`) is refused. External entities (`SYSTEM`, `PUBLIC`) are kept as empty:
@@ -33,7 +34,7 @@ public struct SVGHeader: Sendable, Hashable {
     public let viewBox: SVGViewBox?
     /// The DOCTYPE's general entities, name to replacement text (empty for an external one).
     public let entities: [String: [UInt8]]
-    /// Where the root element's name ends (after `<svg`): `SVGDocumentScan` starts there.
+    /// Where the root element's name ends (after `<svg`): `SVGDocumentScan` starts at its `<`.
     public let rootOffset: Int
 
     /// The most bytes read before the root `<svg …>` tag must have ended.

@@ -75,6 +75,12 @@ func headerError(_ text: String) -> String? {
             Issue.record("\(path): \(error.reason)")
             return
         }
+        // A real drawing is within the scan's bounds.
+        do {
+            _ = try SVGDocumentScan(bytes: bytes[...], rootOffset: header.rootOffset, entities: header.entities)
+        } catch {
+            Issue.record("\(path): \(error.reason)")
+        }
         guard let library = try? SVGLibrary.Document(bytes: bytes) else { return }   // librsvg refuses it too
         // An absent (or ignored) width or height is librsvg's default, 100 %.
         let whole = SVGLength(value: 1, unit: .percent)
@@ -119,6 +125,8 @@ func headerError(_ text: String) -> String? {
         #expect(SVGHeader.hasSignature(Array(longDoctype.prefix(4096))))
         #expect(!SVGHeader.hasSignature(Array("<?xml version='1.0'?><html/>".utf8)))
         #expect(!SVGHeader.hasSignature(Array("<svgx>".utf8)))
+        #expect(SVGHeader.hasSignature(Array("<?xml version='1.0'?><svg:svg xmlns:svg='http://www.w3.org/2000/svg'>".utf8)))
+        #expect(!SVGHeader.hasSignature(Array("<x:svg>".utf8)))
         #expect(!SVGHeader.hasSignature(Array("\u{89}PNG\r\n".utf8)))
     }
 
