@@ -90,4 +90,24 @@ import Glibc
         let statuses = (report?["items"] as? [[String: Any]] ?? []).map { "\($0["status"] ?? "") \($0["path"] ?? "")" }.sorted()
         #expect(statuses == ["changed changed.svg", "unchanged same.svg"], "\(statuses)")
     }
+
+    /// The same bytes for any --jobs: twelve SVGs (gradients, transparency, text through Pango)
+    /// drawn by one worker and by four at once.
+    @Test func theSheetIsTheSameForAnyJobs() throws {
+        let folder = TemporaryFolder()
+        try FileManager.default.createDirectory(atPath: folder.file("in"), withIntermediateDirectories: true)
+        let drawing = try String(contentsOf: Self.sample, encoding: .utf8)
+        for index in 0..<12 {
+            let text = "<text x='8' y='40' font-size='\(10 + index)' fill='#fff'>Tile \(index) ÄÖ</text></svg>"
+            try drawing.replacingOccurrences(of: "</svg>", with: text).replacingOccurrences(of: "width=\"48\"", with: "width=\"\(48 + index * 7)\"")
+                .write(toFile: folder.file("in/\(index).svg"), atomically: true, encoding: .utf8)
+        }
+        var sheets: [Data] = []
+        for jobs in ["1", "4"] {
+            let run = try MasonryExecutable.run(["in", "-o", "s\(jobs).png", "--jobs", jobs, "--width", "600"], in: folder.path)
+            #expect(run.status == 0, "stderr: \(run.standardError)")
+            sheets.append(try Data(contentsOf: URL(fileURLWithPath: folder.file("s\(jobs).png"))))
+        }
+        #expect(sheets[0] == sheets[1], "the sheet differs between --jobs 1 and --jobs 4")
+    }
 }
