@@ -27,7 +27,9 @@ func svgStage(corpus: String, masonry: String, outDir: String, cores: Int, runs:
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         for index in 0..<count {
             let name = small[index * small.count / count]
-            try FileManager.default.copyItem(atPath: source + "/" + name,
+            // openclipart-svg links its categories' files to one another: copy the target.
+            let target = URL(fileURLWithPath: source + "/" + name).resolvingSymlinksInPath().path
+            try FileManager.default.copyItem(atPath: target,
                                              toPath: folder + "/" + String(format: "%02d-", index) + (name as NSString).lastPathComponent)
         }
     }
