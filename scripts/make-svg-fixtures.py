@@ -74,6 +74,9 @@ HOSTILE = {
     "use-fanout": (f'<svg {NS} {XLINK} width="20" height="20"><defs><rect id="a0" width="1" height="1"/>'
                    + "".join(f'<g id="a{i}">' + f'<use xlink:href="#a{i - 1}"/>' * 10 + "</g>" for i in range(1, 7))
                    + '</defs><use xlink:href="#a6"/></svg>\n'),
+    # 300 Gaussian blurs chained in one filter, run over the canvas (1000 took librsvg 6 s at 300×300).
+    "filter-passes": (f'<svg {NS} width="20" height="20"><filter id="f">' + '<feGaussianBlur stdDeviation="5"/>' * 300
+                      + '</filter><rect width="20" height="20" filter="url(#f)"/></svg>\n'),
     "deep-nesting": f'<svg {NS} width="20" height="20">' + "<g>" * 300 + "</g>" * 300 + "</svg>\n",
     "huge-size": f'<svg {NS} width="100000" height="10"/>\n',
     "truncated-root": f'<?xml version="1.0"?>\n<svg {NS} width="20" hei',

@@ -28,6 +28,7 @@ func decodeError(_ path: String, width: Int = 20, height: Int = 20) -> String? {
         ("parameter-entity", "SVG declares a parameter entity in its DOCTYPE (not read)"),
         ("entity-loop", "SVG entity a refers to itself"),
         ("use-fanout", "SVG draws more than 100000 elements (references expanded)"),
+        ("filter-passes", "SVG runs more than 256 filter primitives over its canvas"),
         ("deep-nesting", "SVG elements nest more than 256 deep"),
         ("huge-size", "SVG claims 100000×10 px, over the 32767-pixel side librsvg renders"),
         ("truncated-root", "truncated SVG: the file ends before its root <svg> tag does"),
