@@ -73,9 +73,10 @@ public struct SVGDocumentScan: Sendable {
             if let known = expanded[name] { return known }
             guard let text = entities[name] else { return 0 }
             guard expanding.insert(name).inserted else { throw ImageError(.malformed, "SVG entity \(name) refers to itself") }
+            // The replacement text with each nested reference (`&name;`) replaced by its expansion.
             var total = text.count
-            for reference in references(in: text[...]) {
-                total = min(total + (try size(of: reference)), maxEntityExpansionBytes + 1)
+            for reference in references(in: text[...]) where entities[reference] != nil {
+                total = min(total - (reference.utf8.count + 2) + (try size(of: reference)), maxEntityExpansionBytes + 1)
             }
             expanding.remove(name)
             expanded[name] = total

@@ -103,3 +103,30 @@ func decodeError(_ path: String, width: Int = 20, height: Int = 20) -> String? {
         #expect(reason?.hasPrefix("XML parse error: ") == true && !(reason?.contains("\n") ?? true), "\(reason ?? "drawn")")
     }
 }
+
+/// What the scan counts on a small document it lets through.
+@Suite struct SVGDocumentScanTests {
+    @Test func theScanCountsWhatLibrsvgWouldDraw() throws {
+        let text = """
+            <?xml version="1.0"?>
+            <!DOCTYPE svg [<!ENTITY inner "ab"><!ENTITY outer "&inner;&inner;c">]>
+            <svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" width="9" height="9">
+            <!-- <g><g><g> in a comment --><![CDATA[ <rect/> ]]>
+            <defs><filter id="f"><feGaussianBlur stdDeviation="1"/><feOffset dx="1"/></filter>
+            <g id="pair"><rect width="1" height="1"/><circle r="1" title="a > b"/></g></defs>
+            <use xlink:href="#pair"/><use href='#pair' style="filter:url(#f)"/><text>&outer;&outer;&amp;</text>
+            </svg>
+            """
+        let bytes = Array(text.utf8)
+        let header = try SVGHeader(bytes: bytes[...])
+        let scan = try SVGDocumentScan(bytes: bytes[...], rootOffset: header.rootOffset, entities: header.entities)
+        // svg, defs, filter, 2 primitives, g, rect, circle, 2 use, text.
+        #expect(scan.elementCount == 11)
+        // Each <use> draws the pair's 3 elements again; the filtered one also references the filter (3 elements).
+        #expect(scan.drawnElementCount == 11 + 3 + 3 + 3)
+        // One filtered element: the filter's two primitives.
+        #expect(scan.filterPassCount == 2)
+        // &outer; is "abab" + "c", twice; &amp; is no declared entity.
+        #expect(scan.entityExpansionBytes == 10)
+    }
+}
