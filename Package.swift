@@ -22,6 +22,7 @@ let package = Package(
         .library(name: "HEIFCodec", targets: ["HEIFCodec"]),
         .library(name: "TIFFCodec", targets: ["TIFFCodec"]),
         .library(name: "RAWCodec", targets: ["RAWCodec"]),
+        .library(name: "SVGCodec", targets: ["SVGCodec"]),
         .library(name: "VideoCodec", targets: ["VideoCodec"]),
         .library(name: "WaterfallLayout", targets: ["WaterfallLayout"]),
         .library(name: "Raster", targets: ["Raster"]),
@@ -128,6 +129,13 @@ let package = Package(
         .target(name: "CRAWBridge", dependencies: ["CLibRaw", "CBridgeSupport"]),
         // Camera RAW: Masonry's own header (TIFF's directory walk, RAF's header), previews through JPEGCodec.
         .target(name: "RAWCodec", dependencies: ["CodecCore", "CRAWBridge", "CBridgeSupport", "JPEGCodec", "TIFFCodec", "Raster"]),
+        // The only code that calls librsvg (librsvg2-dev 2.54; cairo and GLib through it): loaded on the
+        // first SVG file with dlopen, its few functions declared by the bridge itself (librsvg's headers
+        // need GLib's, cairo's and gdk-pixbuf's include folders, which only pkg-config names, and
+        // pkg-config would link them), fed bytes Masonry read, no base URL, GLib's messages captured.
+        .target(name: "CSVGBridge", dependencies: ["CBridgeSupport"]),
+        // SVG: Masonry's own prolog and root reader (SVGHeader) and document scan in front of librsvg.
+        .target(name: "SVGCodec", dependencies: ["CodecCore", "CSVGBridge", "CBridgeSupport", "Raster"]),
         // FFmpeg 5.1 from Debian (libavformat-dev, libavcodec-dev, libswscale-dev, libavutil-dev):
         // its headers only; CVideoBridge loads libavformat.so.59 and libswscale.so.6 on the first
         // video (issue #30): linked, they double a run's start-up memory.
@@ -159,12 +167,12 @@ let package = Package(
         .target(name: "CFileAt"),
         // masonry compare's --config: a JSON reader with positions, path globs, per-pair options and rules.
         .target(name: "CompareConfig", dependencies: ["ImageDiff"]),
-        .target(name: "MasonrySheet", dependencies: ["Digest", "CodecCore", "ColorManagement", "CLibDeflate", "PNGCodec", "WaterfallLayout", "Raster", "BitmapText", "TileCache", "JPEGCodec", "WebPCodec", "GIFCodec", "HEIFCodec", "TIFFCodec", "RAWCodec", "VideoCodec", "GalleryPage", "ImageDiff", "CompareConfig", "CFileAt", "WorkerThreads"]),
+        .target(name: "MasonrySheet", dependencies: ["Digest", "CodecCore", "ColorManagement", "CLibDeflate", "PNGCodec", "WaterfallLayout", "Raster", "BitmapText", "TileCache", "JPEGCodec", "WebPCodec", "GIFCodec", "HEIFCodec", "TIFFCodec", "RAWCodec", "SVGCodec", "VideoCodec", "GalleryPage", "ImageDiff", "CompareConfig", "CFileAt", "WorkerThreads"]),
         .target(name: "MasonryCLI", dependencies: ["CodecCore", "MasonrySheet", "BitmapText", "ImageDiff", "CompareConfig", "WorkerThreads"]),
         // Thumbnails kept between runs (issue #15); CRC-32 from zlib.
         .target(name: "TileCache", dependencies: ["CLibZ", "WorkerThreads"]),
         .executableTarget(name: "masonry", dependencies: ["MasonryCLI", "MasonrySheet"]),
-        .executableTarget(name: "masonry-bench", dependencies: ["CodecCore", "ColorManagement", "MasonrySheet", "PNGCodec", "JPEGCodec", "TIFFCodec", "RAWCodec", "WaterfallLayout", "Raster", "SeededRandom", "WorkerThreads", "BitmapText"]),
+        .executableTarget(name: "masonry-bench", dependencies: ["CodecCore", "ColorManagement", "MasonrySheet", "PNGCodec", "JPEGCodec", "TIFFCodec", "RAWCodec", "SVGCodec", "WaterfallLayout", "Raster", "SeededRandom", "WorkerThreads", "BitmapText"]),
         // The decode floors masonry-bench times as whole processes (issue #34): C, libjpeg-turbo and libpng alone.
         .executableTarget(name: "masonry-floor", linkerSettings: [.linkedLibrary("jpeg"), .linkedLibrary("png16"), .linkedLibrary("pthread")]),
         .target(name: "GalleryPage", dependencies: ["BitmapText"]),
@@ -173,7 +181,7 @@ let package = Package(
         .target(name: "BrowserHarness"),
 
         // Every parser of outside bytes as a fuzz target: libFuzzer (scripts/fuzz.sh) and FuzzReplayTests call it.
-        .target(name: "FuzzHarness", dependencies: ["CodecCore", "PNGCodec", "JPEGCodec", "WebPCodec", "GIFCodec", "HEIFCodec", "TIFFCodec", "RAWCodec", "VideoCodec", "CompareConfig", "TileCache", "MasonrySheet", "MasonryCLI", "ColorManagement", "BitmapText", "Raster"]),
+        .target(name: "FuzzHarness", dependencies: ["CodecCore", "PNGCodec", "JPEGCodec", "WebPCodec", "GIFCodec", "HEIFCodec", "TIFFCodec", "RAWCodec", "SVGCodec", "VideoCodec", "CompareConfig", "TileCache", "MasonrySheet", "MasonryCLI", "ColorManagement", "BitmapText", "Raster"]),
         // The libFuzzer driver over FuzzTargets (scripts/fuzz.sh); in an ordinary build, a replayer of files.
         .executableTarget(name: "masonry-fuzz", dependencies: ["FuzzHarness", "CSanitizerRuntime"]),
         // Declarations of the sanitizer runtimes' entry points (libFuzzer's driver, TSan's annotations); links nothing.
@@ -191,6 +199,7 @@ let package = Package(
         .testTarget(name: "GIFCodecTests", dependencies: ["CodecCore", "GIFCodec", "PNGCodec", "Raster", "TestSupport"], resources: [.copy("Fixtures")]),
         .testTarget(name: "HEIFCodecTests", dependencies: ["CodecCore", "HEIFCodec", "PNGCodec", "Raster", "TestSupport"], resources: [.copy("Fixtures")]),
         .testTarget(name: "TIFFCodecTests", dependencies: ["Digest", "CodecCore", "TIFFCodec", "ColorManagement", "PNGCodec", "Raster", "TestSupport"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "SVGCodecTests", dependencies: ["CodecCore", "SVGCodec", "CSVGBridge", "PNGCodec", "Raster", "TestSupport"], resources: [.copy("Fixtures")]),
         .testTarget(name: "RAWCodecTests", dependencies: ["Digest", "CodecCore", "RAWCodec", "JPEGCodec", "PNGCodec", "Raster", "TestSupport"], resources: [.copy("Fixtures")]),
         .testTarget(name: "RasterTests", dependencies: ["CodecCore", "Raster", "TestSupport"], resources: [.copy("Fixtures")]),
         .testTarget(name: "MasonrySheetTests", dependencies: ["CodecCore", "MasonrySheet", "MasonryCLI", "WaterfallLayout", "BitmapText", "PNGCodec", "Raster", "TestSupport"], resources: [.copy("Fixtures")]),

@@ -18,6 +18,8 @@ public enum FuzzTargets {
         .tiffDecode,
         .rawHeader,
         .rawDecode,
+        .svgHeader,
+        .svgDecode,
         .videoHeader,
         .videoDecode,
         .compareConfig,

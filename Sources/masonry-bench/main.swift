@@ -40,6 +40,8 @@ struct BenchOptions {
     var tiffOnly = false
     /// Run only the camera RAW stage (RAWStage.swift).
     var rawOnly = false
+    /// Run only the SVG stage (SVGStage.swift).
+    var svgOnly = false
     /// Run only the colour stage (ColorStage.swift).
     var colorOnly = false
     /// Run only the plan-scale stage (PlanScaleStage.swift).
@@ -77,6 +79,7 @@ func parseOptions() -> BenchOptions {
         case "--formats-only": options.formatsOnly = true
         case "--tiff-only": options.tiffOnly = true
         case "--raw-only": options.rawOnly = true
+        case "--svg-only": options.svgOnly = true
         case "--color-only": options.colorOnly = true
         case "--plan-scale-only": options.planScaleOnly = true
         case "--caption-scripts-only": options.captionScriptsOnly = true
@@ -103,6 +106,8 @@ func parseOptions() -> BenchOptions {
               --raw-only  run only the camera RAW stage: 40 DNGs with full-size previews (made once by
                            scripts/make-raw-fixtures.py --bench); masonry against the previews' DCT-scaled
                            decode, and LibRaw's half-size demosaic of every file (quick 12)
+              --svg-only  run only the SVG stage: 40 openclipart drawings (needs openclipart-svg; quick 12);
+                           masonry against librsvg alone drawing each at its tile size (goal ≤ 1.1×)
               --color-only  run only the colour stage (the JPEG corpus with a Display P3 profile vs untagged)
               --plan-scale-only  run only the plan-scale stage: masonry --plan-only --plan over 100 k, 300 k and
                            1 M small PNGs (hard links in nested folders, made once in <corpus>/plan-scale)
@@ -517,6 +522,12 @@ do {
     if options.rawOnly {
         try rawStage(photosFolder: corpusRoot + "/photos", corpus: corpusRoot + "/formats", masonry: masonry, outDir: outDir,
                      cores: cores, runs: runs, count: formatPhotos)
+        printTable()
+        for row in results where !row.note.isEmpty { print("  \(row.stage) / \(row.metric): \(row.note)") }
+        exit(0)
+    }
+    if options.svgOnly {
+        try svgStage(corpus: corpusRoot + "/formats", masonry: masonry, outDir: outDir, cores: cores, runs: runs, count: formatPhotos)
         printTable()
         for row in results where !row.note.isEmpty { print("  \(row.stage) / \(row.metric): \(row.note)") }
         exit(0)

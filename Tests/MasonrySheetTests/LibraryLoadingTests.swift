@@ -77,4 +77,15 @@ import TestSupport
             #expect(drawn.contains("libavformat.so.59"), "FFmpeg was not loaded to draw \(sample)")
         }
     }
+
+    /// librsvg (with cairo, Pango, fontconfig, GIO and libxml2) only for an SVG; an SVG loads
+    /// none of the other formats' libraries.
+    @Test func anSVGLoadsLibrsvgAndAPNGDoesNot() throws {
+        let librsvg = ["librsvg-2.so.2", "libcairo.so.2", "libpangocairo-1.0.so.0", "libxml2.so.2"]
+        let png = try Self.librariesLoaded(drawing: ["sample.png", "sample.jpg"])
+        for library in librsvg { #expect(!png.contains(library), "\(library) was loaded for a sheet of a PNG and a JPEG") }
+        let svg = try Self.librariesLoaded(drawing: ["sample.svg"])
+        for library in librsvg { #expect(svg.contains(library), "\(library) was not loaded for an SVG") }
+        #expect(!svg.contains("libheif.so.1") && !svg.contains("libtiff.so.6") && !svg.contains("libavformat.so.59"))
+    }
 }

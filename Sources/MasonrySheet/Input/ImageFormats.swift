@@ -6,6 +6,7 @@ import CodecCore
 import PNGCodec
 import RAWCodec
 import Raster
+import SVGCodec
 import TIFFCodec
 import VideoCodec
 import WebPCodec
@@ -315,6 +316,20 @@ public enum ImageFormats {
             return [("rawSource", RAWHeader.source(previewSizes: sizes, target: target).manifestName)]
         })
 
+    /// SVG through librsvg, drawn at the tile's own size over a transparent canvas (no raster to
+    /// shrink: `.vector`); recognised by its XML prolog reaching a root `<svg>`. `SVGHeader` reads
+    /// the intrinsic size as librsvg does; librsvg holds the document tree, counted from the
+    /// file's size (`SVGHeader.treeBytesPerFileByte`).
+    static let svg = ImageFormat(
+        name: "SVG", folderExtensions: [".svg"], decoderVersion: SVGDecoder.libraryVersion,
+        detection: FormatDetection(prefixBytes: SVGHeader.signaturePrefixBytes) { prefix in SVGHeader.hasSignature(prefix) },
+        shrink: .vector,
+        readHeader: { file throws(ImageError) in SourceHeader(try SVGHeader(file: file), fileSize: file.size) },
+        openDecoder: { file, limits, minimumWidth, minimumHeight throws(ImageError) in
+            let decoder = try SVGDecoder(file: file, limits: limits, width: minimumWidth, height: minimumHeight)
+            return (SourceHeader(decoder.header, fileSize: file.size), decoder)
+        })
+
     /// Videos: the poster frame (`VideoDecoder`: at 10 % of the duration), any output size
     /// through swscale; the display matrix is the orientation, the stream's frames the frame count.
     static let mp4 = video(.mp4, folderExtensions: [".mp4", ".m4v"], priority: FormatDetection.generic)
@@ -336,8 +351,9 @@ public enum ImageFormats {
             })
     }
 
-    /// Every format the tool reads.
-    public static let all: [ImageFormat] = [png, jpeg, webp, gif, heif, avif, tiff, raw, mp4, mov, matroska, avi]
+    /// Every format the tool reads. A plan file names a format by its position here, so a new
+    /// format is appended: plans written before it keep their meaning.
+    public static let all: [ImageFormat] = [png, jpeg, webp, gif, heif, avif, tiff, raw, mp4, mov, matroska, avi, svg]
 
     /// Every extension a folder scan picks up.
     static let folderExtensions: [[UInt8]] = all.flatMap(\.folderExtensions).map { Array($0.utf8) }
@@ -502,6 +518,13 @@ extension SourceHeader {
             : page.colorSamples < 3 && page.photometric != TIFFImageDirectory.palette ? .grey : .rgb
         self.init(width: tiff.width, height: tiff.height, orientation: tiff.orientation, frameCount: tiff.pageCount,
                   color: color.decision(for: model))
+    }
+
+    /// An SVG: drawn at any size, so its stored size is the intrinsic one; what librsvg's tree
+    /// holds is counted from the file's size (the canvas is the tile's).
+    init(_ svg: SVGHeader, fileSize: Int) {
+        self.init(width: svg.width, height: svg.height,
+                  wholePictureBytes: Self.saturatingProduct(min(fileSize, SVGHeader.maxFileBytes), SVGHeader.treeBytesPerFileByte, 1))
     }
 
     /// A video's poster frame: its shown shape before the display matrix's turn, which is the

@@ -1,0 +1,254 @@
+import CodecCore
+
+/// Masonry's own pass over a whole SVG document before librsvg parses it, which bounds what
+/// librsvg would spend: librsvg 2.54 stops at a million loaded elements and half a million
+/// referenced ones, but reaching those limits took it 46 s and 1.8 GB, and 16 s (measured on
+/// this project's 2-core machine, `Notes/SPEC.md` §12); libxml2 bounds entity loops but not one
+/// entity of 50 KB referenced 50 000 times (2.5 GB of text).
+///
+/// The pass is a tokenizer, not a validating parser (librsvg's libxml2 judges well-formedness):
+/// it reads start and end tags, skips comments, CDATA, processing instructions and
+/// declarations, and counts:
+/// - the elements librsvg draws: each element once, plus, for each reference an element makes
+///   to another by fragment (`href="#id"`, `xlink:href="#id"`, `url(#id)` in any attribute),
+///   the elements of the referenced subtree again, recursively (a `<use>` fan-out multiplies);
+///   a reference cycle counts nothing more (librsvg refuses cycles). At most
+///   `maxDrawnElements`.
+/// - the bytes the DOCTYPE's entities expand to, at every `&name;` of the document, nested
+///   entities expanded; at most `maxEntityExpansionBytes`.
+/// - the filter primitives run over the canvas: for each reference to a `<filter>` (from a drawn
+///   element, `<use>`s expanded), its primitives; at most `maxFilterPasses`.
+/// - the nesting depth: at most `maxDepth` (libxml2's own limit).
+public struct SVGDocumentScan: Sendable {
+    /// The elements of the document.
+    public let elementCount: Int
+    /// The elements librsvg draws, references expanded (saturating at `maxDrawnElements + 1`).
+    public let drawnElementCount: Int
+    /// The bytes entity references expand to.
+    public let entityExpansionBytes: Int
+    /// The filter primitives librsvg runs over the canvas: each filtered element's filter's
+    /// primitives (saturating at `maxFilterPasses + 1`).
+    public let filterPassCount: Int
+
+    /// The most elements drawn, references expanded: 100 000 (a `<use>` fan-out of 111 111 took
+    /// librsvg 3.6 s; the largest drawing of openclipart-svg has 29 000 elements).
+    public static let maxDrawnElements = 100_000
+    /// The most filter primitives run over the canvas: 256 (1000 chained Gaussian blurs at
+    /// 300×300 took librsvg 6 s, 100 took 0.8 s).
+    public static let maxFilterPasses = 256
+    /// The most bytes all entity references expand to.
+    public static let maxEntityExpansionBytes = 1 << 20
+    /// The deepest nesting of elements (libxml2 refuses more than 256 without XML_PARSE_HUGE).
+    public static let maxDepth = 256
+    /// The longest chain of references followed (one reference drawing another, and so on).
+    public static let maxReferenceDepth = 1024
+
+    /// Scans `bytes` (the whole file) from the root element whose name ends at `rootOffset` (`SVGHeader`'s),
+    /// expanding `entities`.
+    public init(bytes: ArraySlice<UInt8>, rootOffset: Int, entities: [String: [UInt8]]) throws(ImageError) {
+        // Back to the root's `<`: `<svg` or `<svg:svg`.
+        let nameEnd = bytes.startIndex + min(max(0, rootOffset), bytes.count)
+        let root = bytes[..<nameEnd].lastIndex(of: UInt8(ascii: "<")) ?? bytes.startIndex
+        entityExpansionBytes = try Self.entityExpansion(in: bytes[root...], entities: entities)
+        var tree = ElementTree()
+        try tree.read(bytes[root...])
+        elementCount = tree.parents.count
+        let cost = try tree.drawnCost()
+        drawnElementCount = cost.elements
+        filterPassCount = cost.filterPasses
+        if drawnElementCount > Self.maxDrawnElements {
+            throw ImageError(.limitExceeded, "SVG draws more than \(Self.maxDrawnElements) elements (references expanded)")
+        }
+        if filterPassCount > Self.maxFilterPasses {
+            throw ImageError(.limitExceeded, "SVG runs more than \(Self.maxFilterPasses) filter primitives over its canvas")
+        }
+    }
+
+    /// The bytes of every `&name;` of a declared entity, expanded recursively (a loop refused).
+    static func entityExpansion(in bytes: ArraySlice<UInt8>, entities: [String: [UInt8]]) throws(ImageError) -> Int {
+        guard !entities.isEmpty else { return 0 }
+        var expanded: [String: Int] = [:]
+        var expanding: Set<String> = []
+        func size(of name: String) throws(ImageError) -> Int {
+            if let known = expanded[name] { return known }
+            guard let text = entities[name] else { return 0 }
+            guard expanding.insert(name).inserted else { throw ImageError(.malformed, "SVG entity \(name) refers to itself") }
+            // The replacement text with each nested reference (`&name;`) replaced by its expansion.
+            var total = text.count
+            for reference in references(in: text[...]) where entities[reference] != nil {
+                total = min(total - (reference.utf8.count + 2) + (try size(of: reference)), maxEntityExpansionBytes + 1)
+            }
+            expanding.remove(name)
+            expanded[name] = total
+            return total
+        }
+        var total = 0
+        for reference in references(in: bytes) where entities[reference] != nil {
+            total += try size(of: reference)
+            if total > maxEntityExpansionBytes {
+                throw ImageError(.limitExceeded, "SVG entities expand to more than \(maxEntityExpansionBytes) bytes")
+            }
+        }
+        return total
+    }
+
+    /// The names of the `&name;` references in `bytes` (character references excluded).
+    private static func references(in bytes: ArraySlice<UInt8>) -> [String] {
+        var names: [String] = []
+        var index = bytes.startIndex
+        while let amp = bytes[index...].firstIndex(of: UInt8(ascii: "&")) {
+            var end = amp + 1
+            while end < bytes.endIndex, end - amp <= 64, Prolog.isNameByte(bytes[end]) { end += 1 }
+            if end < bytes.endIndex, end > amp + 1, bytes[end] == UInt8(ascii: ";") {
+                names.append(String(decoding: bytes[(amp + 1)..<end], as: UTF8.self))
+            }
+            index = end
+        }
+        return names
+    }
+}
+
+/// The element tree as the scan reads it: each element's parent, ids, and the fragments its
+/// attributes refer to.
+private struct ElementTree {
+    var parents: [Int32] = []
+    var children: [[Int32]] = []
+    var references: [[String]] = []
+    /// Whether each element is a `<filter>` (whose children are its primitives).
+    var isFilter: [Bool] = []
+    var ids: [String: Int32] = [:]
+
+    /// Reads the tags of `bytes`, which start at the root's `<`.
+    mutating func read(_ bytes: ArraySlice<UInt8>) throws(ImageError) {
+        var stack: [Int32] = []
+        var position = bytes.startIndex
+        func skip(past pattern: [UInt8]) -> Int {
+            guard let found = Prolog.find(pattern, in: bytes[position...]) else { return bytes.endIndex }
+            return found + pattern.count
+        }
+        while let open = bytes[position...].firstIndex(of: UInt8(ascii: "<")) {
+            position = open
+            let rest = bytes[open...]
+            if rest.starts(with: Array("<!--".utf8)) {
+                position = skip(past: Array("-->".utf8))
+            } else if rest.starts(with: Array("<![CDATA[".utf8)) {
+                position = skip(past: Array("]]>".utf8))
+            } else if rest.starts(with: Array("<?".utf8)) {
+                position = skip(past: Array("?>".utf8))
+            } else if rest.starts(with: Array("<!".utf8)) || rest.starts(with: Array("</".utf8)) {
+                if rest.starts(with: Array("</".utf8)) { _ = stack.popLast() }
+                position = bytes[open...].firstIndex(of: UInt8(ascii: ">")).map { $0 + 1 } ?? bytes.endIndex
+            } else {
+                position = try startTag(in: bytes, at: open + 1, stack: &stack)
+            }
+        }
+    }
+
+    /// Reads the start tag whose name begins at `start`; returns the position after it.
+    private mutating func startTag(in bytes: ArraySlice<UInt8>, at start: Int, stack: inout [Int32]) throws(ImageError) -> Int {
+        guard parents.count < SVGDocumentScan.maxDrawnElements else {
+            throw ImageError(.limitExceeded, "SVG has more than \(SVGDocumentScan.maxDrawnElements) elements")
+        }
+        let index = Int32(parents.count)
+        parents.append(stack.last ?? -1)
+        children.append([])
+        references.append([])
+        if let parent = stack.last { children[Int(parent)].append(index) }
+        var position = start
+        while position < bytes.endIndex, Prolog.isNameByte(bytes[position]) { position += 1 }
+        let elementName = bytes[start..<position]
+        isFilter.append(elementName.elementsEqual("filter".utf8) || elementName.elementsEqual("svg:filter".utf8))
+        while position < bytes.endIndex {
+            let byte = bytes[position]
+            if byte == UInt8(ascii: ">") {
+                stack.append(index)
+                guard stack.count <= SVGDocumentScan.maxDepth else {
+                    throw ImageError(.limitExceeded, "SVG elements nest more than \(SVGDocumentScan.maxDepth) deep")
+                }
+                return position + 1
+            }
+            if byte == UInt8(ascii: "/"), position + 1 < bytes.endIndex, bytes[position + 1] == UInt8(ascii: ">") {
+                return position + 2
+            }
+            if Prolog.isNameByte(byte) {
+                let nameStart = position
+                while position < bytes.endIndex, Prolog.isNameByte(bytes[position]) { position += 1 }
+                let name = bytes[nameStart..<position]
+                while position < bytes.endIndex, Prolog.isSpace(bytes[position]) || bytes[position] == UInt8(ascii: "=") { position += 1 }
+                guard position < bytes.endIndex else { break }
+                let quote = bytes[position]
+                guard quote == UInt8(ascii: "\"") || quote == UInt8(ascii: "'") else { continue }
+                let end = bytes[(position + 1)...].firstIndex(of: quote) ?? bytes.endIndex
+                attribute(name, bytes[min(position + 1, end)..<end], of: index)
+                position = min(end + 1, bytes.endIndex)
+            } else {
+                position += 1
+            }
+        }
+        return bytes.endIndex
+    }
+
+    /// Keeps an element's id, and the fragments an attribute refers to.
+    private mutating func attribute(_ name: ArraySlice<UInt8>, _ value: ArraySlice<UInt8>, of element: Int32) {
+        if name.elementsEqual("id".utf8) {
+            let id = String(decoding: value, as: UTF8.self)
+            if ids[id] == nil { ids[id] = element }
+        } else if name.elementsEqual("href".utf8) || name.elementsEqual("xlink:href".utf8) {
+            if value.first == UInt8(ascii: "#") { references[Int(element)].append(String(decoding: value.dropFirst(), as: UTF8.self)) }
+        }
+        var rest = value
+        let marker = Array("url(#".utf8)
+        while let found = Prolog.find(marker, in: rest) {
+            let nameStart = found + marker.count
+            let end = rest[nameStart...].firstIndex(where: { $0 == UInt8(ascii: ")") || $0 == UInt8(ascii: "'") || $0 == UInt8(ascii: "\"") })
+                ?? rest.endIndex
+            references[Int(element)].append(String(decoding: rest[nameStart..<end], as: UTF8.self))
+            rest = rest[end...]
+        }
+    }
+
+    /// What the first (root) element draws, references expanded: its elements and the filter
+    /// primitives run on the canvas, each saturating just past its limit.
+    func drawnCost() throws(ImageError) -> DrawingCost {
+        guard !parents.isEmpty else { return DrawingCost(elements: 0, filterPasses: 0) }
+        var memo = [DrawingCost?](repeating: nil, count: parents.count)
+        var visiting = [Bool](repeating: false, count: parents.count)
+        func drawn(_ element: Int, depth: Int) throws(ImageError) -> DrawingCost {
+            if let known = memo[element] { return known }
+            if visiting[element] { return DrawingCost(elements: 0, filterPasses: 0) }   // a cycle: librsvg refuses it
+            guard depth <= SVGDocumentScan.maxReferenceDepth else {
+                throw ImageError(.limitExceeded, "SVG references chain more than \(SVGDocumentScan.maxReferenceDepth) deep")
+            }
+            visiting[element] = true
+            var total = DrawingCost(elements: 1, filterPasses: 0)
+            for child in children[element] where !total.isOverLimits { total.add(try drawn(Int(child), depth: depth + 1)) }
+            for reference in references[element] where !total.isOverLimits {
+                guard let target = ids[reference].map(Int.init) else { continue }
+                var referenced = try drawn(target, depth: depth + 1)
+                // A filter referenced by a drawn element runs each of its primitives over the canvas.
+                if isFilter[target] { referenced.filterPasses = max(1, children[target].count) }
+                total.add(referenced)
+            }
+            visiting[element] = false
+            memo[element] = total
+            return total
+        }
+        return try drawn(0, depth: 0)
+    }
+}
+
+/// What a drawing costs librsvg, as the scan counts it.
+struct DrawingCost {
+    var elements: Int
+    var filterPasses: Int
+
+    var isOverLimits: Bool {
+        elements > SVGDocumentScan.maxDrawnElements || filterPasses > SVGDocumentScan.maxFilterPasses
+    }
+
+    /// Adds `other`, each count saturating just past its limit.
+    mutating func add(_ other: DrawingCost) {
+        elements = min(SVGDocumentScan.maxDrawnElements + 1, elements + other.elements)
+        filterPasses = min(SVGDocumentScan.maxFilterPasses + 1, filterPasses + other.filterPasses)
+    }
+}

@@ -1,0 +1,113 @@
+import Foundation
+import PNGCodec
+import Testing
+import TestSupport
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// SVG through the command, as a user runs it: the drawing is rendered at its tile's size over
+/// a transparent canvas and composited on the sheet's background; references outside the
+/// document (a FIFO beside it) open nothing; compare reads SVG folders.
+@Suite struct SVGSheetTests {
+    static let sample = Bundle.module.resourceURL!.appendingPathComponent("Fixtures/Formats/sample.svg")
+
+    static func pixel(_ sheet: (width: Int, height: Int, pixels: [UInt8]), _ x: Int, _ y: Int) -> [UInt8] {
+        let at = (y * sheet.width + x) * 4
+        return Array(sheet.pixels[at..<at + 4])
+    }
+
+    /// sample.svg (48×32, a rounded dark rectangle inset 1 px, transparent corners) drawn at
+    /// 96×64 (twice its size: vectors are drawn, not enlarged): the manifest names the format and
+    /// the intrinsic size, the transparent corner shows the background exactly, the inside is the
+    /// drawing's dark blue, and the edge is sharp (a 2× enlargement of a raster would blur it).
+    @Test func anSVGIsDrawnAtItsTileSizeOverTheBackground() throws {
+        let folder = TemporaryFolder()
+        try FileManager.default.copyItem(atPath: Self.sample.path, toPath: folder.file("icon.svg"))
+        let run = try MasonryExecutable.run(["icon.svg", "-o", "s.png", "--manifest", "m.json", "--width", "96", "--columns", "1",
+                                             "--margin", "0", "--gap", "0", "--background", "#336699"], in: folder.path)
+        #expect(run.status == 0, "stderr: \(run.standardError)")
+        let manifest = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: folder.file("m.json")))) as? [String: Any]
+        let item = try #require((manifest?["items"] as? [[String: Any]])?.first)
+        #expect(item["format"] as? String == "SVG")
+        #expect(item["sourceWidth"] as? Int == 48 && item["sourceHeight"] as? Int == 32, "\(item)")
+        let sheet = try PNGDecoder.decodeRGBA(contentsOfFile: folder.file("s.png"))
+        #expect(sheet.width == 96)
+        let tileTop = try #require(item["y"] as? Int), tileLeft = try #require(item["x"] as? Int)
+        #expect(Self.pixel((sheet.width, sheet.height, sheet.pixels), tileLeft, tileTop) == [0x33, 0x66, 0x99, 255], "corner shows the background")
+        #expect(Self.pixel((sheet.width, sheet.height, sheet.pixels), tileLeft + 10, tileTop + 40) == [0x10, 0x20, 0x4a, 255], "inside is the drawing's fill")
+        // The rectangle's left edge is at x = 2 of 96 user units, drawn at 96 px: pixel 1 is background, pixel 2 fill.
+        #expect(Self.pixel((sheet.width, sheet.height, sheet.pixels), tileLeft + 1, tileTop + 32) == [0x33, 0x66, 0x99, 255])
+        #expect(Self.pixel((sheet.width, sheet.height, sheet.pixels), tileLeft + 2, tileTop + 32) == [0x10, 0x20, 0x4a, 255])
+    }
+
+    /// An SVG whose image is a FIFO beside it: the run ends (librsvg opens nothing outside the
+    /// document), the SVG is drawn, and the FIFO itself, met by the folder scan, is skipped.
+    @Test func aReferenceToAFIFOOpensNothingAndTheRunEnds() throws {
+        let folder = TemporaryFolder()
+        try FileManager.default.createDirectory(atPath: folder.file("in"), withIntermediateDirectories: true)
+        try #require(mkfifo(folder.file("in/pipe.png"), 0o644) == 0)
+        try "<svg xmlns='http://www.w3.org/2000/svg' width='40' height='20'><image href='pipe.png' width='40' height='20'/><image href='\(folder.file("in/pipe.png"))' width='40' height='20'/><rect width='10' height='10' fill='#0a0'/></svg>"
+            .write(toFile: folder.file("in/fifo.svg"), atomically: true, encoding: .utf8)
+        let start = ContinuousClock.now
+        let run = try MasonryExecutable.run(["in", "-o", "s.png", "--manifest", "m.json"], in: folder.path)
+        #expect(ContinuousClock.now - start < .seconds(30))
+        #expect(run.status == 0, "stderr: \(run.standardError)")
+        #expect(run.errorLines.contains("masonry: skipped in/pipe.png: is a FIFO, not a regular file"), "\(run.standardError)")
+        #expect(run.errorLines.last?.contains("1 image") == true, "\(run.standardError)")
+        #expect(!run.standardError.contains("fifo.svg"), "the SVG is drawn without a warning: \(run.standardError)")
+    }
+
+    /// A hostile SVG beside a good one: skipped with its reason, the good one drawn, nothing printed by librsvg or GLib.
+    @Test func aHostileSVGIsSkippedWithItsReason() throws {
+        let folder = TemporaryFolder()
+        try FileManager.default.createDirectory(atPath: folder.file("in"), withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: Self.sample.path, toPath: folder.file("in/good.svg"))
+        let fanout = "<svg xmlns='http://www.w3.org/2000/svg' width='9' height='9'><rect id='a0' width='1' height='1'/>"
+            + (1...6).map { i in "<g id='a\(i)'>" + String(repeating: "<use href='#a\(i - 1)'/>", count: 10) + "</g>" }.joined() + "</svg>"
+        try fanout.write(toFile: folder.file("in/bomb.svg"), atomically: true, encoding: .utf8)
+        try "<svg xmlns='http://www.w3.org/2000/svg' width='9' height='9'><rect></svg>".write(toFile: folder.file("in/broken.svg"), atomically: true, encoding: .utf8)
+        let run = try MasonryExecutable.run(["in", "-o", "s.png"], in: folder.path)
+        #expect(run.status == 0, "stderr: \(run.standardError)")
+        #expect(run.errorLines.contains("masonry: skipped in/bomb.svg: SVG draws more than 100000 elements (references expanded)"), "\(run.standardError)")
+        #expect(run.errorLines.contains { $0.hasPrefix("masonry: skipped in/broken.svg: XML parse error: ") }, "\(run.standardError)")
+        #expect(run.errorLines.allSatisfy { $0.hasPrefix("masonry: ") }, "only Masonry's own lines: \(run.standardError)")
+    }
+
+    /// compare reads SVG through the table: an unchanged drawing and a changed one.
+    @Test func compareReadsSVGFolders() throws {
+        let folder = TemporaryFolder()
+        for side in ["base", "cur"] {
+            try FileManager.default.createDirectory(atPath: folder.file(side), withIntermediateDirectories: true)
+            try FileManager.default.copyItem(atPath: Self.sample.path, toPath: folder.file("\(side)/same.svg"))
+        }
+        let drawing = try String(contentsOf: Self.sample, encoding: .utf8)
+        try drawing.write(toFile: folder.file("base/changed.svg"), atomically: true, encoding: .utf8)
+        try drawing.replacingOccurrences(of: "#f2f2f2", with: "#ff0000").write(toFile: folder.file("cur/changed.svg"), atomically: true, encoding: .utf8)
+        let run = try MasonryExecutable.run(["compare", "base", "cur", "-o", "review.png", "--report", "report.json"], in: folder.path)
+        #expect(run.status == 1, "stderr: \(run.standardError)")
+        let report = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: folder.file("report.json")))) as? [String: Any]
+        let statuses = (report?["items"] as? [[String: Any]] ?? []).map { "\($0["status"] ?? "") \($0["path"] ?? "")" }.sorted()
+        #expect(statuses == ["changed changed.svg", "unchanged same.svg"], "\(statuses)")
+    }
+
+    /// The same bytes for any --jobs: twelve SVGs (gradients, transparency, text through Pango)
+    /// drawn by one worker and by four at once.
+    @Test func theSheetIsTheSameForAnyJobs() throws {
+        let folder = TemporaryFolder()
+        try FileManager.default.createDirectory(atPath: folder.file("in"), withIntermediateDirectories: true)
+        let drawing = try String(contentsOf: Self.sample, encoding: .utf8)
+        for index in 0..<12 {
+            let text = "<text x='8' y='40' font-size='\(10 + index)' fill='#fff'>Tile \(index) ÄÖ</text></svg>"
+            try drawing.replacingOccurrences(of: "</svg>", with: text).replacingOccurrences(of: "width=\"48\"", with: "width=\"\(48 + index * 7)\"")
+                .write(toFile: folder.file("in/\(index).svg"), atomically: true, encoding: .utf8)
+        }
+        var sheets: [Data] = []
+        for jobs in ["1", "4"] {
+            let run = try MasonryExecutable.run(["in", "-o", "s\(jobs).png", "--jobs", jobs, "--width", "600"], in: folder.path)
+            #expect(run.status == 0, "stderr: \(run.standardError)")
+            sheets.append(try Data(contentsOf: URL(fileURLWithPath: folder.file("s\(jobs).png"))))
+        }
+        #expect(sheets[0] == sheets[1], "the sheet differs between --jobs 1 and --jobs 4")
+    }
+}

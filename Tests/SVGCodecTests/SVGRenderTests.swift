@@ -1,0 +1,98 @@
+// SVGDecoder's rows against rsvg-convert at the same size (exact) and CairoSVG (PSNR), from
+// scripts/make-svg-fixtures.py.
+import Foundation
+import CodecCore
+import PNGCodec
+import Raster
+import SVGCodec
+import Testing
+import TestSupport
+
+@Suite struct SVGRenderTests {
+    struct Reference: CustomStringConvertible, Sendable {
+        let stem: String
+        let width: Int
+        let height: Int
+        /// Whether CairoSVG drew this size (tiles of the drawing's own aspect).
+        let hasCairoSVG: Bool
+        var base: String { "\(stem).\(width)x\(height)" }
+        var description: String { base }
+    }
+
+    static let references = fixtures.goldenLines("references.txt") { fields -> Reference? in
+        guard fields.count == 4, let w = Int(fields[1]), let h = Int(fields[2]), ["cairosvg", "-"].contains(fields[3]) else { return nil }
+        return Reference(stem: fields[0], width: w, height: h, hasCairoSVG: fields[3] == "cairosvg")
+    }
+
+    static func rows(_ stem: String, width: Int, height: Int) throws -> [UInt8] {
+        let decoder = try SVGDecoder(file: InputFile(path: fixtures.path(stem + ".svg")), limits: DecodeLimits(), width: width, height: height)
+        #expect((decoder.width, decoder.height) == (width, height))
+        #expect(decoder.rowFormat == .rgba8)
+        var pixels: [UInt8] = []
+        try decoder.readRows { _, row in pixels += row }
+        return pixels
+    }
+
+    /// Drawn at a tile's size, the rows are rsvg-convert's PNG at that size, byte for byte
+    /// (straight alpha; fully transparent pixels are 0, 0, 0, 0 in both).
+    @Test(arguments: references)
+    func rowsAreRsvgConvertsAtTheSameSize(reference: Reference) throws {
+        let pixels = try Self.rows(reference.stem, width: reference.width, height: reference.height)
+        let expected = try PNGDecoder.decodeRGBA(contentsOfFile: fixtures.path(reference.base + ".rsvg.png"))
+        #expect((expected.width, expected.height) == (reference.width, reference.height))
+        let differing = zip(pixels, expected.pixels).filter { $0 != $1 }.count
+        #expect(pixels.count == expected.pixels.count && differing == 0, "\(reference): \(differing) bytes differ")
+    }
+
+    /// The tile as the sheet makes it (rows through the resampler at the tile's own size, over
+    /// white) against an independent renderer, CairoSVG, over white: at least 30 dB.
+    @Test(arguments: references.filter(\.hasCairoSVG))
+    func tilesMatchCairoSVG(reference: Reference) throws {
+        let decoder = try SVGDecoder(file: InputFile(path: fixtures.path(reference.stem + ".svg")), limits: DecodeLimits(),
+                                     width: reference.width, height: reference.height)
+        let tile = try tileOverWhite(decoder, orientation: .up, tileWidth: reference.width, tileHeight: reference.height)
+        let cairo = try PNGDecoder.decodeRGBA(contentsOfFile: fixtures.path(reference.base + ".cairosvg.png"))
+        var overWhite: [UInt8] = []
+        for at in stride(from: 0, to: cairo.pixels.count, by: 4) {
+            let alpha = Int(cairo.pixels[at + 3])
+            for channel in 0..<3 { overWhite.append(UInt8((Int(cairo.pixels[at + channel]) * alpha + 255 * (255 - alpha) + 127) / 255)) }
+        }
+        let quality = psnr(tile, overWhite)
+        #expect(quality >= 30, "\(reference): \(quality) dB")
+    }
+
+    /// The resampler passes rows already at the tile's size through: the tile is rsvg-convert's
+    /// PNG composited over white, exactly (no raster resampling of a vector).
+    @Test(arguments: references)
+    func theTileIsTheRenderingItselfNotAResampledOne(reference: Reference) throws {
+        let decoder = try SVGDecoder(file: InputFile(path: fixtures.path(reference.stem + ".svg")), limits: DecodeLimits(),
+                                     width: reference.width, height: reference.height)
+        let tile = try tileOverWhite(decoder, orientation: .up, tileWidth: reference.width, tileHeight: reference.height)
+        let rsvg = try PNGDecoder.decodeRGBA(contentsOfFile: fixtures.path(reference.base + ".rsvg.png"))
+        var worst = 0
+        for (index, at) in stride(from: 0, to: rsvg.pixels.count, by: 4).enumerated() {
+            let alpha = Int(rsvg.pixels[at + 3])
+            for channel in 0..<3 {
+                let expected = (Int(rsvg.pixels[at + channel]) * alpha + 255 * (255 - alpha) + 127) / 255
+                worst = max(worst, abs(expected - Int(tile[index * 3 + channel])))
+            }
+        }
+        #expect(worst <= 1, "\(reference): off by \(worst)")
+    }
+
+    /// A document without dimensions is laid out at 300 × 150 and scaled to the tile: the same
+    /// as rsvg-convert drawing it with width="300" height="150" added.
+    @Test func aDocumentWithoutSizeIsLaidOutAt300By150() throws {
+        let header = try SVGHeader(file: InputFile(path: fixtures.path("no-size.svg")))
+        #expect(!header.hasIntrinsicSize && header.width == 300 && header.height == 150)
+        let pixels = try Self.rows("no-size", width: 60, height: 30)
+        // The drawing's circle (centre 30,25 r 22 in a 300×150 viewport) at a fifth: opaque-ish
+        // at (6, 5), nothing right of x = 20 (the drawing ends at x = 97 of 300).
+        #expect(pixels[(5 * 60 + 6) * 4 + 3] > 0)
+        #expect((0..<30).allSatisfy { y in (21..<60).allSatisfy { x in pixels[(y * 60 + x) * 4 + 3] == 0 } })
+    }
+
+    @Test func theLibraryIsNamedWithItsVersion() {
+        #expect(SVGDecoder.libraryVersion.hasPrefix("librsvg 2."))
+    }
+}
