@@ -2,7 +2,7 @@
 """Makes Tests/MasonrySheetTests/Fixtures/Formats/: one small sample per format of the format
 table (the format-table tests read each by signature, under every extension, and in compare).
 Made from SampleImages/01-astronaut.png (public domain, NASA), shrunk to 48x32, with Pillow
-(and pillow-heif for HEIF/AVIF). Run from the repository root:
+(and pillow-heif for HEIF/AVIF, cjxl for JPEG XL). Run from the repository root:
 
     python3 scripts/make-format-samples.py
 """
@@ -21,3 +21,9 @@ picture.save(out / "sample.avif", quality=90)
 picture.save(out / "sample.tif", compression="tiff_lzw")
 import pillow_heif
 pillow_heif.from_pillow(picture).save(out / "sample.heic", quality=90)
+# JPEG XL with cjxl (libjxl-tools): lossy, as cameras and browsers write it.
+import subprocess
+import tempfile
+with tempfile.TemporaryDirectory() as work:
+    picture.save(pathlib.Path(work) / "sample.png")
+    subprocess.run(["cjxl", str(pathlib.Path(work) / "sample.png"), str(out / "sample.jxl"), "-d", "1.0", "--quiet"], check=True)

@@ -2,6 +2,7 @@
 
 #include "JXLBridge.h"
 #include "libjxl_functions.h"
+#include "libjxl_quiet.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -128,6 +129,13 @@ static mb_status feed(JxlDecoder *jxl, input_feed *input, mb_message *message) {
     return MB_OK;
 }
 
+/// "corrupt JPEG XL codestream", with the first line libjxl tried to print on this thread.
+static void corrupt(mb_message *message) {
+    const char *words = libjxl_words();
+    if (words[0] != 0) mb_message_set(message, "corrupt JPEG XL codestream (libjxl: %s)", words);
+    else mb_message_set(message, "corrupt JPEG XL codestream");
+}
+
 /// Runs libjxl until it reports `wanted`, feeding it the file.
 static mb_status run_until(JxlDecoder *jxl, input_feed *input, allocation_budget *budget, JxlDecoderStatus wanted,
                            mb_message *message) {
@@ -143,7 +151,7 @@ static mb_status run_until(JxlDecoder *jxl, input_feed *input, allocation_budget
                 mb_message_set(message, "JPEG XL image needs more decoding memory than the budget allows");
                 return MB_LIMIT;
             }
-            mb_message_set(message, "corrupt JPEG XL codestream");
+            corrupt(message);
             return MB_MALFORMED;
         }
         if (status == JXL_DEC_SUCCESS) {
@@ -161,15 +169,15 @@ static mb_status run_until(JxlDecoder *jxl, input_feed *input, allocation_budget
 }
 
 const char *mjxl_library_failure(void) {
-    return libjxl_library_load() == MB_OK ? NULL : libjxl_library.failure.text;
+    return libjxl_load_quietly() == MB_OK ? NULL : libjxl_library.failure.text;
 }
 
 uint32_t mjxl_version(void) {
-    return libjxl_library_load() == MB_OK ? JxlDecoderVersion() : 0;
+    return libjxl_load_quietly() == MB_OK ? JxlDecoderVersion() : 0;
 }
 
 mjxl_decoder *mjxl_decoder_create(int fd, int64_t size, uint64_t memory_budget) {
-    if (libjxl_library_load() != MB_OK) return NULL;
+    if (libjxl_load_quietly() != MB_OK) return NULL;
     mjxl_decoder *d = calloc(1, sizeof *d);
     if (d == NULL) return NULL;
     d->budget.budget = memory_budget;
@@ -207,6 +215,7 @@ static void copy_info(const JxlBasicInfo *basic, mjxl_info *info) {
 
 mb_status mjxl_decoder_read_info(mjxl_decoder *d, mjxl_info *info) {
     if (d->have_info) return MB_USAGE;
+    libjxl_words_clear();
     mb_status status = run_until(d->jxl, &d->input, &d->budget, JXL_DEC_BASIC_INFO, &d->message);
     if (status != MB_OK) return status;
     JxlBasicInfo basic;
@@ -265,6 +274,7 @@ const uint8_t *mjxl_decoder_icc(const mjxl_decoder *d, size_t *size) {
 
 mb_status mjxl_decoder_decode(mjxl_decoder *d, int channels) {
     if (!d->have_info || d->pixels != NULL || channels < 1 || channels > 4) return MB_USAGE;
+    libjxl_words_clear();
     JxlPixelFormat format = { .num_channels = (uint32_t)channels, .data_type = JXL_TYPE_UINT8,
                               .endianness = JXL_NATIVE_ENDIAN, .align = 0 };
     mb_status status = run_until(d->jxl, &d->input, &d->budget, JXL_DEC_NEED_IMAGE_OUT_BUFFER, &d->message);
@@ -297,10 +307,11 @@ const mb_message *mjxl_decoder_message(const mjxl_decoder *d) { return &d->messa
 mb_status mjxl_count_frames(int fd, int64_t size, uint64_t memory_budget, uint32_t max_frames,
                             uint32_t *frames, mb_message *message) {
     *frames = 0;
-    if (libjxl_library_load() != MB_OK) {
+    if (libjxl_load_quietly() != MB_OK) {
         mb_message_set(message, "%s", libjxl_library.failure.text);
         return MB_UNSUPPORTED;
     }
+    libjxl_words_clear();
     allocation_budget budget = { .budget = memory_budget };
     input_feed input = { .fd = fd, .size = size };
     JxlDecoder *jxl = create_decoder(&budget, JXL_DEC_FRAME);
@@ -322,9 +333,13 @@ mb_status mjxl_count_frames(int fd, int64_t size, uint64_t memory_budget, uint32
             if (status != MB_OK) break;
             continue;
         }
-        mb_message_set(message, budget.refused ? "JPEG XL image needs more decoding memory than the budget allows"
-                                                : "corrupt JPEG XL codestream");
-        status = budget.refused ? MB_LIMIT : MB_MALFORMED;
+        if (budget.refused) {
+            mb_message_set(message, "JPEG XL image needs more decoding memory than the budget allows");
+            status = MB_LIMIT;
+        } else {
+            corrupt(message);
+            status = MB_MALFORMED;
+        }
         break;
     }
     JxlDecoderDestroy(jxl);

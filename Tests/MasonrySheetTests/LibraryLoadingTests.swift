@@ -29,7 +29,8 @@ import TestSupport
 
     @Test func aSheetOfPNGAndJPEGLoadsNoneOfTheLoadedLibraries() throws {
         let loaded = try Self.librariesLoaded(drawing: ["sample.png", "sample.jpg"])
-        for library in ["libheif.so.1", "libtiff.so.6", "libde265.so.0", "libx265.so.199", "libaom.so.3", "libdav1d.so.6", "libraw_r.so.20"] {
+        for library in ["libheif.so.1", "libtiff.so.6", "libde265.so.0", "libx265.so.199", "libaom.so.3", "libdav1d.so.6", "libraw_r.so.20",
+                        "libjxl.so.0.7"] {
             #expect(!loaded.contains(library), "\(library) was loaded for a sheet of a PNG and a JPEG")
         }
     }
@@ -51,5 +52,14 @@ import TestSupport
         let video = try Self.librariesLoaded(drawing: ["sample.mp4"])
         for library in ffmpeg { #expect(video.contains(library), "\(library) was not loaded for an MP4") }
         #expect(!video.contains("libheif.so.1"))
+    }
+
+    /// libjxl (with libhwy and libbrotlidec) only for a JPEG XL file.
+    @Test func aJPEGXLLoadsLibjxlAndAPNGDoesNot() throws {
+        let png = try Self.librariesLoaded(drawing: ["sample.png"])
+        #expect(!png.contains("libjxl.so.0.7"))
+        let jxl = try Self.librariesLoaded(drawing: ["sample.jxl"])
+        #expect(jxl.contains("libjxl.so.0.7"))
+        #expect(!jxl.contains("libheif.so.1") && !jxl.contains("libtiff.so.6"))
     }
 }

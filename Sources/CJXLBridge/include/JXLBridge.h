@@ -3,9 +3,9 @@
 
 // The only code in Masonry that calls libjxl (0.7's decoder API, loaded on first use).
 //
-// libjxl reports through status codes and never prints in release builds (its failure words
-// are compiled out), so the bridge needs no setjmp; it words each failure itself into the
-// decoder's mb_message. It reads Masonry's descriptor with mb_pread_full in 1 MiB blocks
+// libjxl reports through status codes and never jumps, so the bridge needs no setjmp; it words
+// each failure into the decoder's mb_message, with the first line libjxl tried to print (Debian's
+// libjxl prints its failures: they are kept instead, see libjxl_quiet.h). It reads Masonry's descriptor with mb_pread_full in 1 MiB blocks
 // (JxlDecoderSetInput / JxlDecoderReleaseInput on JXL_DEC_NEED_MORE_INPUT; the unconsumed tail
 // is kept and the block grows only while libjxl needs one section whole). Everything libjxl
 // allocates goes through a JxlMemoryManager that refuses what would take it over the budget the
