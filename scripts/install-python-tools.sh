@@ -7,5 +7,6 @@
 #   numpy        pictures and PSNRs in the fixture scripts, masonry-bench's RAW corpus
 #   pillow-heif  the HEIF references (make-heif-fixtures.py, make-heif-conformance.py, ...)
 #   fonttools    Unifont's upper plane read from unifont_upper.otf (make-unifont.py)
+#   pillow-jxl-plugin  the second JPEG XL decoder the references are checked against (make-jxl-fixtures.py)
 set -eu
-python3 -m pip install --quiet rawpy 'pillow>=12' numpy pillow-heif fonttools
+python3 -m pip install --quiet rawpy 'pillow>=12' numpy pillow-heif fonttools pillow-jxl-plugin

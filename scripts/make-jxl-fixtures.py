@@ -7,7 +7,8 @@ plugin, a second decoder), committed as 8-bit PNG goldens. Masonry's code makes 
 
 Each NAME.jxl has NAME.png, the first frame's pixels in the stored orientation (8 bits a
 sample, 16-bit samples rounded as (v * 255 + 32767) // 65535), and a line in references.txt:
-NAME width height orientation frames channels, the values djxl/Pillow report.
+NAME width height orientation frames channels, the values djxl/Pillow report. The orientation-K
+files also have NAME.djxl.png, djxl's output with the orientation applied.
 
 The orientation-K files are a lossless 8-bit RGB codestream (from a PPM) with its ImageMetadata rewritten bit by bit to
 carry orientation K (cjxl 0.7 has no flag for it); djxl, which applies the orientation, must
@@ -251,6 +252,7 @@ for orientation in range(1, 9):
               8: Image.Transpose.ROTATE_90}.get(orientation)
     expected = source.transpose(method) if method is not None else source
     assert (np.asarray(shown) == np.asarray(expected)).all(), name
+    shown.save(out / f"{name}.djxl.png", optimize=True)   # as shown: the sheet's tile is compared with it
     record(name, np.asarray(source), orientation=orientation)
 
 # Hostile files.

@@ -20,6 +20,8 @@ public enum FuzzTargets {
         .rawDecode,
         .videoHeader,
         .videoDecode,
+        .jxlHeader,
+        .jxlDecode,
         .compareConfig,
         .compareGlob,
         .cacheEntry,
