@@ -119,6 +119,12 @@ source.save(work / "adobe.png", icc_profile=icc)
 cjxl(work / "adobe.png", "adobe-rgb-lossless", "-d", "0")
 assert (djxl_pixels("adobe-rgb-lossless") == np.asarray(source)).all()
 record("adobe-rgb-lossless", np.asarray(source))
+# A grey picture with a grey ICC profile (gamma 1.8).
+grey_icc = (root / "Tests/ColorManagementTests/Fixtures/grey-gamma-1.8.icc").read_bytes()
+grey.save(work / "grey-icc.png", icc_profile=grey_icc)
+cjxl(work / "grey-icc.png", "grey-gamma18-lossless", "-d", "0")
+assert (djxl_pixels("grey-gamma18-lossless") == np.asarray(grey)).all()
+record("grey-gamma18-lossless", np.asarray(grey))
 # Display P3 as an enumerated colour encoding (cjxl's -x color_space), lossless.
 # (from a PPM: cjxl gives a PNG's pictures the PNG reader's sRGB profile, which -x does not override)
 source.save(work / "rgb8.ppm")

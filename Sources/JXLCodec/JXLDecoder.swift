@@ -99,7 +99,7 @@ public final class JXLDecoder: RowSource {
     /// The colour a header pass needs beside `JXLHeader`: the ICC profile of a non-XYB picture
     /// whose encoding is one (libjxl reads the profile only, no pixel), else nil.
     public static func embeddedProfile(of file: InputFile, header: JXLHeader) throws(ImageError) -> [UInt8]? {
-        guard !header.isXYB, header.colorEncoding == .icc else { return nil }
+        guard !header.isXYB, case .icc = header.colorEncoding else { return nil }
         let bridge = try open(file)
         defer { mjxl_decoder_destroy(bridge) }
         var info = mjxl_info()
@@ -145,6 +145,16 @@ public final class JXLDecoder: RowSource {
         guard libjxl == ours else {
             throw ImageError(.malformed, "malformed JPEG XL header: libjxl reads other metadata (orientation, channels, animation or XYB)")
         }
+    }
+
+    /// The decode floor of masonry-bench: libjxl alone decodes the first frame of `file` in full
+    /// to 8-bit RGBA, on the calling thread. Returns the frame's pixel count.
+    public static func libraryFloorDecode(file: InputFile) throws(ImageError) -> Int {
+        var pixels: UInt64 = 0
+        var message = mb_message()
+        let status = mjxl_floor_decode(file.descriptor, Int64(file.size), &pixels, &message)
+        guard status == MB_OK else { throw ImageError(bridge: status, message: message, fallback: "libjxl could not decode the file") }
+        return Int(pixels)
     }
 
     /// Returns the next row, top to bottom, in `rowFormat`, valid until the next call or until

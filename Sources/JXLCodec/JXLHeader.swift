@@ -27,8 +27,8 @@ public struct JXLHeader: Sendable, Hashable {
 
     /// The colour encoding the codestream declares (ImageMetadata's `colour_encoding`).
     public enum ColorEncoding: Sendable, Hashable {
-        /// An ICC profile follows the metadata (libjxl reads it).
-        case icc
+        /// An ICC profile follows the metadata (libjxl reads it); `isGrey` for a grey picture.
+        case icc(isGrey: Bool)
         /// Enumerated values, with the numbers the JPEG XL format gives them (which are H.273's
         /// for primaries 1, 9 and transfer functions): `primaries` nil for grey.
         case enumerated(colorSpace: Int, whitePoint: Int, primaries: Int?, transfer: Int?, gamma: Int?)
@@ -125,7 +125,10 @@ public struct JXLHeader: Sendable, Hashable {
         extraChannelCount = metadata.extraChannelCount
         isXYB = metadata.isXYB
         colorEncoding = metadata.colorEncoding
-        colorChannels = if case .enumerated(colorSpace: 1, _, _, _, _) = metadata.colorEncoding { 1 } else { 3 }
+        colorChannels = switch metadata.colorEncoding {
+        case .icc(isGrey: true), .enumerated(colorSpace: 1, _, _, _, _): 1
+        default: 3
+        }
     }
 
     /// The boxes of a container that matter: the codestream's first bytes (gathered from
@@ -355,7 +358,7 @@ struct ImageMetadata {
         if try bits.bool() { return .sRGB }   // all_default
         let wantsICC = try bits.bool()
         let colorSpace = try bits.enumValue()   // 0 RGB, 1 grey, 2 XYB, 3 unknown
-        if wantsICC { return .icc }
+        if wantsICC { return .icc(isGrey: colorSpace == 1) }
         var whitePoint = 1, primaries: Int?
         if colorSpace != 2 {
             whitePoint = try bits.enumValue()

@@ -40,6 +40,8 @@ struct BenchOptions {
     var tiffOnly = false
     /// Run only the camera RAW stage (RAWStage.swift).
     var rawOnly = false
+    /// Run only the JPEG XL stage (JXLStage.swift).
+    var jxlOnly = false
     /// Run only the colour stage (ColorStage.swift).
     var colorOnly = false
     /// Run only the plan-scale stage (PlanScaleStage.swift).
@@ -73,6 +75,7 @@ func parseOptions() -> BenchOptions {
         case "--formats-only": options.formatsOnly = true
         case "--tiff-only": options.tiffOnly = true
         case "--raw-only": options.rawOnly = true
+        case "--jxl-only": options.jxlOnly = true
         case "--color-only": options.colorOnly = true
         case "--plan-scale-only": options.planScaleOnly = true
         case "--caption-scripts-only": options.captionScriptsOnly = true
@@ -97,6 +100,9 @@ func parseOptions() -> BenchOptions {
               --raw-only  run only the camera RAW stage: 40 DNGs with full-size previews (made once by
                            scripts/make-raw-fixtures.py --bench); masonry against the previews' DCT-scaled
                            decode, and LibRaw's half-size demosaic of every file (quick 12)
+              --jxl-only   run only the JPEG XL stage: 40 photos made JPEG XL by cjxl (once, by
+                           scripts/make-bench-format-corpus.py; 40 with --quick too); masonry against libjxl's
+                           own full decode of every file, wall and CPU
               --color-only  run only the colour stage (the JPEG corpus with a Display P3 profile vs untagged)
               --plan-scale-only  run only the plan-scale stage: masonry --plan-only --plan over 100 k, 300 k and
                            1 M small PNGs (hard links in nested folders, made once in <corpus>/plan-scale)
@@ -497,6 +503,14 @@ do {
     if options.rawOnly {
         try rawStage(photosFolder: corpusRoot + "/photos", corpus: corpusRoot + "/formats", masonry: masonry, outDir: outDir,
                      cores: cores, runs: runs, count: formatPhotos)
+        printTable()
+        for row in results where !row.note.isEmpty { print("  \(row.stage) / \(row.metric): \(row.note)") }
+        exit(0)
+    }
+    if options.jxlOnly {
+        // 40 photos even in --quick (its corpus has 48): the count.
+        try jxlStage(photosFolder: corpusRoot + "/photos", corpus: corpusRoot + "/formats", masonry: masonry, outDir: outDir,
+                     cores: cores, runs: runs, count: 40)
         printTable()
         for row in results where !row.note.isEmpty { print("  \(row.stage) / \(row.metric): \(row.note)") }
         exit(0)

@@ -28,7 +28,7 @@ struct JXLFixture: Sendable, CustomTestStringConvertible {
 
     static let everyLine: [JXLFixture] = {
         let lines = fixtureFolder.goldenFields("references.txt")
-        precondition(lines.count == 18, "Tests/JXLCodecTests/Fixtures/references.txt should list 18 fixtures")
+        precondition(lines.count == 19, "Tests/JXLCodecTests/Fixtures/references.txt should list 19 fixtures")
         return lines.map { fields in
             JXLFixture(name: fields[0], width: Int(fields[1])!, height: Int(fields[2])!, orientation: Int(fields[3])!,
                        frames: Int(fields[4])!, channels: Int(fields[5])!)
@@ -115,6 +115,9 @@ func refusal(_ path: String, limits: DecodeLimits = DecodeLimits()) -> String? {
         let adobe = try decision("adobe-rgb-lossless")
         #expect(adobe.space.manifestName.hasPrefix("icc:") && adobe.profile != nil)
         #expect(adobe.warnings.isEmpty)
+        // A grey picture's grey profile (the colour space is read before "ICC follows").
+        let grey = try decision("grey-gamma18-lossless")
+        #expect(grey.space.manifestName.hasPrefix("icc:") && grey.profile?.colorModel == .grey && grey.warnings.isEmpty)
         // cjxl keeps a PNG's (synthesised) sRGB profile: drawn as stored.
         let png = try decision("rgb8-lossless")
         #expect(png.profile == nil && png.warnings.isEmpty)
