@@ -132,6 +132,23 @@ cjxl(work / "rgb8.ppm", "display-p3-lossless", "-d", "0", "-x", "color_space=RGB
 assert (djxl_pixels("display-p3-lossless") == np.asarray(source)).all()
 record("display-p3-lossless", np.asarray(source))
 
+# The same codestream in a container, cut into three jxlp parts (the header split across them):
+# djxl must read it as the bare codestream.
+codestream = (out / "rgb8-lossless.jxl").read_bytes()
+
+
+def box(kind, payload):
+    return (8 + len(payload)).to_bytes(4, "big") + kind + payload
+
+
+parts = [codestream[:3], codestream[3:11], codestream[11:]]
+split = bytes.fromhex("0000000c4a584c200d0a870a") + box(b"ftyp", b"jxl \0\0\0\0jxl ")
+for index, part in enumerate(parts):
+    split += box(b"jxlp", ((index | (0x80000000 if index == len(parts) - 1 else 0)).to_bytes(4, "big")) + part)
+(out / "rgb8-lossless-parts.jxl").write_bytes(split)
+assert (djxl_pixels("rgb8-lossless-parts") == np.asarray(source)).all()
+record("rgb8-lossless-parts", np.asarray(source))
+
 # An animation of three frames (from an APNG): the first frame is drawn.
 frames = [source, source.transpose(Image.FLIP_LEFT_RIGHT), source.convert("L").convert("RGB")]
 frames[0].save(work / "animated.png", save_all=True, append_images=frames[1:], duration=100, loop=0)

@@ -28,7 +28,7 @@ struct JXLFixture: Sendable, CustomTestStringConvertible {
 
     static let everyLine: [JXLFixture] = {
         let lines = fixtureFolder.goldenFields("references.txt")
-        precondition(lines.count == 19, "Tests/JXLCodecTests/Fixtures/references.txt should list 19 fixtures")
+        precondition(lines.count == 20, "Tests/JXLCodecTests/Fixtures/references.txt should list 20 fixtures")
         return lines.map { fields in
             JXLFixture(name: fields[0], width: Int(fields[1])!, height: Int(fields[2])!, orientation: Int(fields[3])!,
                        frames: Int(fields[4])!, channels: Int(fields[5])!)
@@ -97,6 +97,11 @@ func refusal(_ path: String, limits: DecodeLimits = DecodeLimits()) -> String? {
         #expect(try JXLHeader(file: InputFile(path: fixtureFolder.path("rgb8-lossless.jxl"))).layout == .codestream)
         #expect(try JXLHeader(file: InputFile(path: fixtureFolder.path("rgb8-lossless-container.jxl"))).layout
                 == .container(hasJPEGReconstruction: false))
+        // The codestream in three jxlp parts, its header cut across them: read as the bare one.
+        let parts = try JXLHeader(file: InputFile(path: fixtureFolder.path("rgb8-lossless-parts.jxl")))
+        #expect(parts.layout == .container(hasJPEGReconstruction: false))
+        let bare = try JXLHeader(file: InputFile(path: fixtureFolder.path("rgb8-lossless.jxl")))
+        #expect(parts.width == 64 && parts.height == 48 && parts.colorEncoding == bare.colorEncoding)
         #expect(try JXLHeader(file: InputFile(path: fixtureFolder.path("jpeg-recompressed.jxl"))).layout
                 == .container(hasJPEGReconstruction: true))
     }
