@@ -147,7 +147,7 @@ public struct JXLHeader: Sendable, Hashable {
             let header = Array(try reader.bytes(at: offset, count: 16))
             guard header.count >= 8 else { throw ImageError(.malformed, "truncated JPEG XL box header") }
             let size32 = header[0 ..< 4].reduce(0) { $0 << 8 | Int($1) }
-            let type = String(decoding: header[4 ..< 8], as: UTF8.self)
+            let type = Self.boxTypeName(header[4 ..< 8])
             var headerSize = 8
             let boxSize: Int
             if size32 == 1 {
@@ -191,6 +191,15 @@ public struct JXLHeader: Sendable, Hashable {
         }
         guard !codestream.isEmpty else { throw ImageError(.malformed, "JPEG XL container without a codestream") }
         return (codestream, hasJPEGReconstruction)
+    }
+}
+
+extension JXLHeader {
+    /// A box type as messages show it: its four characters when they are printable ASCII
+    /// ("jxlc"), else its bytes in hex ("0x00ff2041"), so a damaged file's bytes never reach a terminal.
+    static func boxTypeName(_ bytes: ArraySlice<UInt8>) -> String {
+        if bytes.allSatisfy({ (0x20 ... 0x7E).contains($0) }) { return String(decoding: bytes, as: UTF8.self) }
+        return "0x" + bytes.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
     }
 }
 

@@ -142,6 +142,15 @@ func refusal(_ path: String, limits: DecodeLimits = DecodeLimits()) -> String? {
         }
     }
 
+    @Test func aDamagedBoxTypeIsNamedInHex() throws {
+        var bytes = try fixtureFolder.bytes("rgb8-lossless-container.jxl")
+        let jxlc = try #require((0 ..< bytes.count - 4).first { Array(bytes[$0 ..< $0 + 4]) == Array("jxlc".utf8) })
+        bytes.replaceSubrange(jxlc ..< jxlc + 4, with: [0x00, 0xFF, 0x1B, 0x41])
+        let size = bytes[jxlc - 4 ..< jxlc].reduce(0) { $0 << 8 | Int($1) }
+        bytes.replaceSubrange(jxlc - 4 ..< jxlc, with: withUnsafeBytes(of: UInt32(size + 100).bigEndian, Array.init))
+        #expect(throws: ImageError(.malformed, "JPEG XL box '0x00ff1b41' runs past the end of the file")) { try JXLHeader(bytes: bytes) }
+    }
+
     @Test func aFileCutAnywhereIsRefusedWithOneOfTwoReasons() throws {
         let whole = try fixtureFolder.bytes("lossy-xyb.jxl")
         let folder = TemporaryFolder()
