@@ -23,6 +23,7 @@ let package = Package(
         .library(name: "TIFFCodec", targets: ["TIFFCodec"]),
         .library(name: "RAWCodec", targets: ["RAWCodec"]),
         .library(name: "SVGCodec", targets: ["SVGCodec"]),
+        .library(name: "JXLCodec", targets: ["JXLCodec"]),
         .library(name: "VideoCodec", targets: ["VideoCodec"]),
         .library(name: "WaterfallLayout", targets: ["WaterfallLayout"]),
         .library(name: "Raster", targets: ["Raster"]),
@@ -136,6 +137,13 @@ let package = Package(
         .target(name: "CSVGBridge", dependencies: ["CBridgeSupport"]),
         // SVG: Masonry's own prolog and root reader (SVGHeader) and document scan in front of librsvg.
         .target(name: "SVGCodec", dependencies: ["CodecCore", "CSVGBridge", "CBridgeSupport", "Raster"]),
+        // libjxl from Debian (libjxl-dev 0.7): its decoder headers only; CJXLBridge loads libjxl.so.0.7
+        // on the first JPEG XL file, as CTIFFBridge does libtiff.
+        .systemLibrary(name: "CLibJXL", providers: [.apt(["libjxl-dev"])]),
+        // The only code that calls libjxl: reads with pread in blocks, allocates within a budget, words its failures.
+        .target(name: "CJXLBridge", dependencies: ["CLibJXL", "CBridgeSupport"]),
+        // JPEG XL: Masonry's own codestream and container reader (JXLHeader) in front of libjxl.
+        .target(name: "JXLCodec", dependencies: ["CodecCore", "CJXLBridge", "CBridgeSupport", "ColorManagement", "Raster"]),
         // FFmpeg 5.1 from Debian (libavformat-dev, libavcodec-dev, libswscale-dev, libavutil-dev):
         // its headers only; CVideoBridge loads libavformat.so.59 and libswscale.so.6 on the first
         // video (issue #30): linked, they double a run's start-up memory.
@@ -167,12 +175,12 @@ let package = Package(
         .target(name: "CFileAt"),
         // masonry compare's --config: a JSON reader with positions, path globs, per-pair options and rules.
         .target(name: "CompareConfig", dependencies: ["ImageDiff"]),
-        .target(name: "MasonrySheet", dependencies: ["Digest", "CodecCore", "ColorManagement", "CLibDeflate", "PNGCodec", "WaterfallLayout", "Raster", "BitmapText", "TileCache", "JPEGCodec", "WebPCodec", "GIFCodec", "HEIFCodec", "TIFFCodec", "RAWCodec", "SVGCodec", "VideoCodec", "GalleryPage", "ImageDiff", "CompareConfig", "CFileAt", "WorkerThreads"]),
+        .target(name: "MasonrySheet", dependencies: ["Digest", "CodecCore", "ColorManagement", "CLibDeflate", "PNGCodec", "WaterfallLayout", "Raster", "BitmapText", "TileCache", "JPEGCodec", "WebPCodec", "GIFCodec", "HEIFCodec", "TIFFCodec", "RAWCodec", "SVGCodec", "JXLCodec", "VideoCodec", "GalleryPage", "ImageDiff", "CompareConfig", "CFileAt", "WorkerThreads"]),
         .target(name: "MasonryCLI", dependencies: ["CodecCore", "MasonrySheet", "BitmapText", "ImageDiff", "CompareConfig", "WorkerThreads"]),
         // Thumbnails kept between runs (issue #15); CRC-32 from zlib.
         .target(name: "TileCache", dependencies: ["CLibZ", "WorkerThreads"]),
         .executableTarget(name: "masonry", dependencies: ["MasonryCLI", "MasonrySheet"]),
-        .executableTarget(name: "masonry-bench", dependencies: ["CodecCore", "ColorManagement", "MasonrySheet", "PNGCodec", "JPEGCodec", "TIFFCodec", "RAWCodec", "SVGCodec", "WaterfallLayout", "Raster", "SeededRandom", "WorkerThreads", "BitmapText"]),
+        .executableTarget(name: "masonry-bench", dependencies: ["CodecCore", "ColorManagement", "MasonrySheet", "PNGCodec", "JPEGCodec", "TIFFCodec", "RAWCodec", "SVGCodec", "JXLCodec", "WaterfallLayout", "Raster", "SeededRandom", "WorkerThreads", "BitmapText"]),
         // The decode floors masonry-bench times as whole processes (issue #34): C, libjpeg-turbo and libpng alone.
         .executableTarget(name: "masonry-floor", linkerSettings: [.linkedLibrary("jpeg"), .linkedLibrary("png16"), .linkedLibrary("pthread")]),
         .target(name: "GalleryPage", dependencies: ["BitmapText"]),
@@ -181,7 +189,7 @@ let package = Package(
         .target(name: "BrowserHarness"),
 
         // Every parser of outside bytes as a fuzz target: libFuzzer (scripts/fuzz.sh) and FuzzReplayTests call it.
-        .target(name: "FuzzHarness", dependencies: ["CodecCore", "PNGCodec", "JPEGCodec", "WebPCodec", "GIFCodec", "HEIFCodec", "TIFFCodec", "RAWCodec", "SVGCodec", "VideoCodec", "CompareConfig", "TileCache", "MasonrySheet", "MasonryCLI", "ColorManagement", "BitmapText", "Raster"]),
+        .target(name: "FuzzHarness", dependencies: ["CodecCore", "PNGCodec", "JPEGCodec", "WebPCodec", "GIFCodec", "HEIFCodec", "TIFFCodec", "RAWCodec", "SVGCodec", "JXLCodec", "VideoCodec", "CompareConfig", "TileCache", "MasonrySheet", "MasonryCLI", "ColorManagement", "BitmapText", "Raster"]),
         // The libFuzzer driver over FuzzTargets (scripts/fuzz.sh); in an ordinary build, a replayer of files.
         .executableTarget(name: "masonry-fuzz", dependencies: ["FuzzHarness", "CSanitizerRuntime"]),
         // Declarations of the sanitizer runtimes' entry points (libFuzzer's driver, TSan's annotations); links nothing.
@@ -200,6 +208,7 @@ let package = Package(
         .testTarget(name: "HEIFCodecTests", dependencies: ["CodecCore", "HEIFCodec", "PNGCodec", "Raster", "TestSupport"], resources: [.copy("Fixtures")]),
         .testTarget(name: "TIFFCodecTests", dependencies: ["Digest", "CodecCore", "TIFFCodec", "ColorManagement", "PNGCodec", "Raster", "TestSupport"], resources: [.copy("Fixtures")]),
         .testTarget(name: "SVGCodecTests", dependencies: ["CodecCore", "SVGCodec", "CSVGBridge", "PNGCodec", "Raster", "TestSupport"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "JXLCodecTests", dependencies: ["Digest", "CodecCore", "JXLCodec", "ColorManagement", "PNGCodec", "Raster", "TestSupport"], resources: [.copy("Fixtures")]),
         .testTarget(name: "RAWCodecTests", dependencies: ["Digest", "CodecCore", "RAWCodec", "JPEGCodec", "PNGCodec", "Raster", "TestSupport"], resources: [.copy("Fixtures")]),
         .testTarget(name: "RasterTests", dependencies: ["CodecCore", "Raster", "TestSupport"], resources: [.copy("Fixtures")]),
         .testTarget(name: "MasonrySheetTests", dependencies: ["CodecCore", "MasonrySheet", "MasonryCLI", "WaterfallLayout", "BitmapText", "PNGCodec", "Raster", "TestSupport"], resources: [.copy("Fixtures")]),

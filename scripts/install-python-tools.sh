@@ -8,5 +8,6 @@
 #   pillow-heif  the HEIF references (make-heif-fixtures.py, make-heif-conformance.py, ...)
 #   fonttools    Unifont's upper plane read from unifont_upper.otf (make-unifont.py)
 #   cairosvg     an SVG renderer independent of librsvg: the PSNR references of make-svg-fixtures.py
+#   pillow-jxl-plugin  the second JPEG XL decoder the references are checked against (make-jxl-fixtures.py)
 set -eu
-python3 -m pip install --quiet rawpy 'pillow>=12' numpy pillow-heif fonttools cairosvg
+python3 -m pip install --quiet rawpy 'pillow>=12' numpy pillow-heif fonttools cairosvg pillow-jxl-plugin

@@ -4,7 +4,8 @@ WebP (lossy, quality 85), GIF (256 colours, no dither), HEIC (heif-enc, quality 
 HEIC with a 320 px thumbnail (as an iPhone writes one), AVIF (Pillow, quality 80, speed 8), and
 TIFF (tifffile with imagecodecs: LZW with the horizontal predictor in 16-row strips, and every
 fourth one tiled 256×256 with Deflate: how scanners and libvips write them; `pip install tifffile
-imagecodecs`, only for the TIFF folder).
+imagecodecs`, only for the TIFF folder), and JPEG XL (cjxl from Debian's libjxl-tools, lossy at
+distance 1, effort 7).
 
     python3 scripts/make-bench-format-corpus.py SOURCE_FOLDER TARGET_FOLDER [COUNT [FORMAT...]]
 
@@ -19,7 +20,7 @@ import tempfile
 
 from PIL import Image
 
-FORMATS = ["webp", "gif", "heic", "heic-thumbnails", "avif", "tiff"]
+FORMATS = ["webp", "gif", "heic", "heic-thumbnails", "avif", "tiff"]   # jxl: only when named (masonry-bench --jxl-only)
 
 
 def convert(job):
@@ -36,6 +37,11 @@ def convert(job):
         tiled = sum(stem.encode()) % 4 == 0
         options = dict(compression="zlib", tile=(256, 256)) if tiled else dict(compression="lzw", predictor=True, rowsperstrip=16)
         tifffile.imwrite(target / "tiff" / f"{stem}.tif", numpy.asarray(picture), photometric="rgb", **options)
+    if "jxl" in formats:
+        with tempfile.NamedTemporaryFile(suffix=".png") as flat:
+            picture.save(flat.name)
+            subprocess.run(["cjxl", flat.name, str(target / "jxl" / f"{stem}.jxl"), "-d", "1.0", "--quiet", "--num_threads=0"],
+                           check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     if formats != FORMATS:
         return
     picture.save(target / "webp" / f"{stem}.webp", quality=85, method=4)

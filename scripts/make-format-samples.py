@@ -2,7 +2,7 @@
 """Makes Tests/MasonrySheetTests/Fixtures/Formats/: one small sample per format of the format
 table (the format-table tests read each by signature, under every extension, and in compare).
 Made from SampleImages/01-astronaut.png (public domain, NASA), shrunk to 48x32, with Pillow
-(and pillow-heif for HEIF/AVIF). Run from the repository root:
+(and pillow-heif for HEIF/AVIF, cjxl for JPEG XL). Run from the repository root:
 
     python3 scripts/make-format-samples.py
 """
@@ -30,3 +30,9 @@ pillow_heif.from_pillow(picture).save(out / "sample.heic", quality=90)
     '<rect x="38" y="22" width="20" height="12" rx="4" fill="#203050" fill-opacity="0.8"/>\n'
     '<path d="M10 56 Q48 40 86 56" fill="none" stroke="#ffcc00" stroke-opacity="0.6" stroke-width="4"/>\n'
     '</svg>\n')
+# JPEG XL with cjxl (libjxl-tools): lossy, as cameras and browsers write it.
+import subprocess
+import tempfile
+with tempfile.TemporaryDirectory() as work:
+    picture.save(pathlib.Path(work) / "sample.png")
+    subprocess.run(["cjxl", str(pathlib.Path(work) / "sample.png"), str(out / "sample.jxl"), "-d", "1.0", "--quiet"], check=True)

@@ -9,7 +9,7 @@ public struct ShrinkOnLoad: OptionSet, Sendable, Hashable {
     public static let dctEighths = ShrinkOnLoad(rawValue: 1 << 0)
     /// Any output size (libwebp's scaler).
     public static let anyScale = ShrinkOnLoad(rawValue: 1 << 1)
-    /// A smaller picture stored beside the main one (HEIF thumbnails, RAW previews, JPEG XL's DC image).
+    /// A smaller picture stored beside the main one (HEIF thumbnails, RAW previews).
     public static let embeddedPictures = ShrinkOnLoad(rawValue: 1 << 2)
     /// Drawn at the asked size, no raster to shrink (SVG).
     public static let vector = ShrinkOnLoad(rawValue: 1 << 3)

@@ -22,6 +22,8 @@ public enum FuzzTargets {
         .svgDecode,
         .videoHeader,
         .videoDecode,
+        .jxlHeader,
+        .jxlDecode,
         .compareConfig,
         .compareGlob,
         .cacheEntry,

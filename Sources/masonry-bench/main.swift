@@ -42,6 +42,8 @@ struct BenchOptions {
     var rawOnly = false
     /// Run only the SVG stage (SVGStage.swift).
     var svgOnly = false
+    /// Run only the JPEG XL stage (JXLStage.swift).
+    var jxlOnly = false
     /// Run only the colour stage (ColorStage.swift).
     var colorOnly = false
     /// Run only the plan-scale stage (PlanScaleStage.swift).
@@ -80,6 +82,7 @@ func parseOptions() -> BenchOptions {
         case "--tiff-only": options.tiffOnly = true
         case "--raw-only": options.rawOnly = true
         case "--svg-only": options.svgOnly = true
+        case "--jxl-only": options.jxlOnly = true
         case "--color-only": options.colorOnly = true
         case "--plan-scale-only": options.planScaleOnly = true
         case "--caption-scripts-only": options.captionScriptsOnly = true
@@ -108,6 +111,9 @@ func parseOptions() -> BenchOptions {
                            decode, and LibRaw's half-size demosaic of every file (quick 12)
               --svg-only  run only the SVG stage: 40 openclipart drawings (needs openclipart-svg; quick 12);
                            masonry against librsvg alone drawing each at its tile size (goal ≤ 1.1×)
+              --jxl-only   run only the JPEG XL stage: 40 photos made JPEG XL by cjxl (once, by
+                           scripts/make-bench-format-corpus.py; 40 with --quick too); masonry against libjxl's
+                           own full decode of every file, wall and CPU
               --color-only  run only the colour stage (the JPEG corpus with a Display P3 profile vs untagged)
               --plan-scale-only  run only the plan-scale stage: masonry --plan-only --plan over 100 k, 300 k and
                            1 M small PNGs (hard links in nested folders, made once in <corpus>/plan-scale)
@@ -528,6 +534,14 @@ do {
     }
     if options.svgOnly {
         try svgStage(corpus: corpusRoot + "/formats", masonry: masonry, outDir: outDir, cores: cores, runs: runs, count: formatPhotos)
+        printTable()
+        for row in results where !row.note.isEmpty { print("  \(row.stage) / \(row.metric): \(row.note)") }
+        exit(0)
+    }
+    if options.jxlOnly {
+        // 40 photos even in --quick (its corpus has 48): the count.
+        try jxlStage(photosFolder: corpusRoot + "/photos", corpus: corpusRoot + "/formats", masonry: masonry, outDir: outDir,
+                     cores: cores, runs: runs, count: 40)
         printTable()
         for row in results where !row.note.isEmpty { print("  \(row.stage) / \(row.metric): \(row.note)") }
         exit(0)

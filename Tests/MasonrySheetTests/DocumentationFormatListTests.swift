@@ -49,11 +49,13 @@ import TestSupport
         func hasPrefix(_ literal: [Character], at index: Int) -> Bool {
             index + literal.count <= text.count && text[index..<(index + literal.count)].elementsEqual(literal)
         }
+        /// The longest items first: "JPEG XL" is not "JPEG" followed by " XL".
+        let longestFirst = items.sorted { $0.count > $1.count }
         /// The item that starts at `index` and where it ends, if one does.
         func item(at index: Int) -> (String, Int)? {
             var start = index
             if decorated { while start < text.count, text[start] == "`" || text[start] == "*" { start += 1 } }
-            for candidate in items where hasPrefix(Array(candidate), at: start) {
+            for candidate in longestFirst where hasPrefix(Array(candidate), at: start) {
                 var end = start + candidate.count
                 if decorated, end < text.count, text[end] == "`" { end += 1 }
                 return (candidate, end)

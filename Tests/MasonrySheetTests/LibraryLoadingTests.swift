@@ -30,7 +30,8 @@ import TestSupport
 
     @Test func aSheetOfPNGAndJPEGLoadsNoneOfTheLoadedLibraries() throws {
         let loaded = try Self.librariesLoaded(drawing: ["sample.png", "sample.jpg"])
-        for library in ["libheif.so.1", "libtiff.so.6", "libde265.so.0", "libx265.so.199", "libaom.so.3", "libdav1d.so.6", "libraw_r.so.20"] {
+        for library in ["libheif.so.1", "libtiff.so.6", "libde265.so.0", "libx265.so.199", "libaom.so.3", "libdav1d.so.6", "libraw_r.so.20",
+                        "libjxl.so.0.7"] {
             #expect(!loaded.contains(library), "\(library) was loaded for a sheet of a PNG and a JPEG")
         }
     }
@@ -87,5 +88,14 @@ import TestSupport
         let svg = try Self.librariesLoaded(drawing: ["sample.svg"])
         for library in librsvg { #expect(svg.contains(library), "\(library) was not loaded for an SVG") }
         #expect(!svg.contains("libheif.so.1") && !svg.contains("libtiff.so.6") && !svg.contains("libavformat.so.59"))
+    }
+
+    /// libjxl (with libhwy and libbrotlidec) only for a JPEG XL file.
+    @Test func aJPEGXLLoadsLibjxlAndAPNGDoesNot() throws {
+        let png = try Self.librariesLoaded(drawing: ["sample.png"])
+        #expect(!png.contains("libjxl.so.0.7"))
+        let jxl = try Self.librariesLoaded(drawing: ["sample.jxl"])
+        #expect(jxl.contains("libjxl.so.0.7"))
+        #expect(!jxl.contains("libheif.so.1") && !jxl.contains("libtiff.so.6"))
     }
 }

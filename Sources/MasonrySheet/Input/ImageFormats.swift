@@ -2,6 +2,7 @@ import ColorManagement
 import GIFCodec
 import HEIFCodec
 import JPEGCodec
+import JXLCodec
 import CodecCore
 import PNGCodec
 import RAWCodec
@@ -351,9 +352,26 @@ public enum ImageFormats {
             })
     }
 
+    /// JPEG XL, naked codestream or container, through libjxl: the first frame (an animation's
+    /// composited by libjxl), decoded whole in the stored orientation, the codestream's
+    /// orientation applied as EXIF's; a recompressed JPEG drawn through its pixels. No shrink on
+    /// load (libjxl 0.7 offers no cheaper sufficient level: see SPEC §12).
+    static let jxl = ImageFormat(
+        name: "JPEG XL", folderExtensions: [".jxl"], decoderVersion: JXLDecoder.libraryVersion,
+        detection: FormatDetection(prefixBytes: JXLHeader.containerSignature.count) { prefix in JXLHeader.hasSignature(prefix) },
+        shrink: [],
+        readHeader: { file throws(ImageError) in
+            let jxl = try JXLHeader(file: file)
+            return try SourceHeader(jxl, in: file) { () throws(ImageError) in try JXLDecoder.embeddedProfile(of: file, header: jxl) }
+        },
+        openDecoder: { file, limits, _, _ throws(ImageError) in
+            let decoder = try JXLDecoder(file: file, limits: limits)
+            return (try SourceHeader(decoder.header, in: file) { decoder.embeddedProfile }, decoder)
+        })
+
     /// Every format the tool reads. A plan file names a format by its position here, so a new
     /// format is appended: plans written before it keep their meaning.
-    public static let all: [ImageFormat] = [png, jpeg, webp, gif, heif, avif, tiff, raw, mp4, mov, matroska, avi, svg]
+    public static let all: [ImageFormat] = [png, jpeg, webp, gif, heif, avif, tiff, raw, mp4, mov, matroska, avi, svg, jxl]
 
     /// Every extension a folder scan picks up.
     static let folderExtensions: [[UInt8]] = all.flatMap(\.folderExtensions).map { Array($0.utf8) }
@@ -525,6 +543,21 @@ extension SourceHeader {
     init(_ svg: SVGHeader, fileSize: Int) {
         self.init(width: svg.width, height: svg.height,
                   wholePictureBytes: Self.saturatingProduct(min(fileSize, SVGHeader.maxFileBytes), SVGHeader.treeBytesPerFileByte, 1))
+    }
+
+    /// A JPEG XL's first frame, held whole (`JXLDecoder.heldBytes`), its colour from the
+    /// codestream (an ICC profile through `profile`, which reads it with libjxl), an
+    /// animation's frames counted by libjxl. A picture over `ImageFormats.wholePictureBudget`
+    /// is described from Masonry's header alone: the table refuses it before libjxl sees it.
+    init(_ jxl: JXLHeader, in file: InputFile, profile: () throws(ImageError) -> [UInt8]?) throws(ImageError) {
+        let held = JXLDecoder.heldBytes(jxl)
+        guard held <= ImageFormats.wholePictureBudget else {
+            self.init(width: jxl.width, height: jxl.height, orientation: jxl.orientation, wholePictureBytes: held)
+            return
+        }
+        let color = jxl.embeddedColor(profile: try profile()).decision(for: jxl.colorChannels == 1 ? .grey : .rgb)
+        self.init(width: jxl.width, height: jxl.height, orientation: jxl.orientation,
+                  frameCount: try JXLDecoder.frameCount(of: file, header: jxl), wholePictureBytes: held, color: color)
     }
 
     /// A video's poster frame: its shown shape before the display matrix's turn, which is the
