@@ -177,8 +177,8 @@ let package = Package(
         .target(name: "CompareConfig", dependencies: ["ImageDiff"]),
         .target(name: "MasonrySheet", dependencies: ["Digest", "CodecCore", "ColorManagement", "CLibDeflate", "PNGCodec", "WaterfallLayout", "Raster", "BitmapText", "TileCache", "JPEGCodec", "WebPCodec", "GIFCodec", "HEIFCodec", "TIFFCodec", "RAWCodec", "SVGCodec", "JXLCodec", "VideoCodec", "GalleryPage", "ImageDiff", "CompareConfig", "CFileAt", "WorkerThreads"]),
         .target(name: "MasonryCLI", dependencies: ["CodecCore", "MasonrySheet", "BitmapText", "ImageDiff", "CompareConfig", "WorkerThreads"]),
-        // Thumbnails kept between runs (issue #15); CRC-32 from zlib.
-        .target(name: "TileCache", dependencies: ["CLibZ", "WorkerThreads"]),
+        // Thumbnails kept between runs (issue #15); CRC-32 from libdeflate.
+        .target(name: "TileCache", dependencies: ["CLibDeflate", "WorkerThreads"]),
         .executableTarget(name: "masonry", dependencies: ["MasonryCLI", "MasonrySheet"]),
         .executableTarget(name: "masonry-bench", dependencies: ["CodecCore", "ColorManagement", "MasonrySheet", "PNGCodec", "JPEGCodec", "TIFFCodec", "RAWCodec", "SVGCodec", "JXLCodec", "WaterfallLayout", "Raster", "SeededRandom", "WorkerThreads", "BitmapText"]),
         // The decode floors masonry-bench times as whole processes (issue #34): C, libjpeg-turbo and libpng alone.
