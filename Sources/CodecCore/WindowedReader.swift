@@ -84,3 +84,24 @@ public struct WindowedReader {
         return true
     }
 }
+
+/// A header parsed through a `WindowedReader`, so that one parser reads an open file and bytes
+/// in memory (the fuzz targets, tests) alike.
+public protocol WindowedHeader {
+    /// Parses the header through `reader`, which starts at offset 0.
+    init(reader: inout WindowedReader) throws(ImageError)
+}
+
+extension WindowedHeader {
+    /// Reads the header of an open file with positioned reads (the descriptor's offset is not used).
+    public init(file: InputFile) throws(ImageError) {
+        var reader = WindowedReader(file: file)
+        try self.init(reader: &reader)
+    }
+
+    /// Reads a header held in memory.
+    public init(bytes: [UInt8]) throws(ImageError) {
+        var reader = WindowedReader(bytes: bytes)
+        try self.init(reader: &reader)
+    }
+}

@@ -18,7 +18,7 @@ import Raster
 ///   drawn as far as it goes (`isFirstFrameComplete` false). Damage before the first frame's
 ///   data throws.
 /// - Colour: GIF carries no colour information beyond its palettes.
-public struct GIFHeader: Sendable, Hashable {
+public struct GIFHeader: Sendable, Hashable, WindowedHeader {
     /// The canvas width: the logical screen's, widened to hold the first frame.
     public let width: Int
     /// The canvas height: the logical screen's, heightened to hold the first frame.
@@ -51,22 +51,10 @@ public struct GIFHeader: Sendable, Hashable {
         prefix.starts(with: Self.signature87) || prefix.starts(with: Self.signature89)
     }
 
-    /// Reads the header of an open file with positioned reads (the descriptor's offset is not used).
-    public init(file: InputFile) throws(ImageError) {
-        var reader = WindowedReader(file: file)
-        try self.init(reader: &reader)
-    }
-
-    /// Reads the header of a GIF held in memory.
-    public init(bytes: [UInt8]) throws(ImageError) {
-        var reader = WindowedReader(bytes: bytes)
-        try self.init(reader: &reader)
-    }
-
     private static let signature87 = Array("GIF87a".utf8)
     private static let signature89 = Array("GIF89a".utf8)
 
-    private init(reader: inout WindowedReader) throws(ImageError) {
+    public init(reader: inout WindowedReader) throws(ImageError) {
         let start = try reader.read(13)
         guard Self.hasSignature(start) else {
             throw ImageError(.malformed, start.starts(with: Array("GIF".utf8)) && start.count >= 6

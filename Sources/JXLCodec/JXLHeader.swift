@@ -15,7 +15,7 @@ import Raster
 ///   colour encoding as an enum or "an ICC profile follows" (the profile itself is entropy
 ///   coded: libjxl reads it). Only the first `maxHeaderBytes` of the codestream are read.
 /// - Orientation is the codestream's (the `Exif` box's does not count, as the format says).
-public struct JXLHeader: Sendable, Hashable {
+public struct JXLHeader: Sendable, Hashable, WindowedHeader {
     /// How the file is laid out.
     public enum Layout: Sendable, Hashable {
         /// The bare codestream, `FF 0A`.
@@ -84,19 +84,7 @@ public struct JXLHeader: Sendable, Hashable {
         prefix.starts(with: codestreamSignature) || prefix.starts(with: containerSignature)
     }
 
-    /// Reads the header of `file` with bounded positioned reads.
-    public init(file: InputFile) throws(ImageError) {
-        var reader = WindowedReader(file: file)
-        try self.init(reader: &reader)
-    }
-
-    /// Reads a header from bytes in memory (the fuzz target, tests).
-    public init(bytes: [UInt8]) throws(ImageError) {
-        var reader = WindowedReader(bytes: bytes)
-        try self.init(reader: &reader)
-    }
-
-    private init(reader: inout WindowedReader) throws(ImageError) {
+    public init(reader: inout WindowedReader) throws(ImageError) {
         let prefix = Array(try reader.bytes(at: 0, count: Self.containerSignature.count))
         let codestream: [UInt8]
         if prefix.starts(with: Self.codestreamSignature) {

@@ -19,7 +19,7 @@ import Raster
 ///   libtiff cannot hand over (see `TIFFImageDirectory.check`) is refused with its reason;
 /// - a level is kept only when it reads as the first page does (same photometric, samples and
 ///   bits) and has the page's aspect; a damaged level is left out, never fatal.
-public struct TIFFHeader: Sendable, Hashable {
+public struct TIFFHeader: Sendable, Hashable, WindowedHeader {
     /// The first page's stored size (before `orientation`).
     public let width: Int
     public let height: Int
@@ -52,19 +52,7 @@ public struct TIFFHeader: Sendable, Hashable {
             || bytes == [0x49, 0x49, 0x2B, 0x00] || bytes == [0x4D, 0x4D, 0x00, 0x2B]
     }
 
-    /// Reads the header of an open file with positioned reads (the descriptor's offset is not used).
-    public init(file: InputFile) throws(ImageError) {
-        var reader = WindowedReader(file: file)
-        try self.init(reader: &reader)
-    }
-
-    /// Reads the header of a TIFF held in memory.
-    public init(bytes: [UInt8]) throws(ImageError) {
-        var reader = WindowedReader(bytes: bytes)
-        try self.init(reader: &reader)
-    }
-
-    private init(reader windowed: inout WindowedReader) throws(ImageError) {
+    public init(reader windowed: inout WindowedReader) throws(ImageError) {
         var reader = TIFFReader(windowed: windowed)
         defer { windowed = reader.windowed }
         let start = try reader.windowed.bytes(at: 0, count: 16)

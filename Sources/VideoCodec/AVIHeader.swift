@@ -11,7 +11,7 @@ import CodecCore
 /// cut short, as FFmpeg allows; the chunks may not); more than `maxTopLevelChunks` chunks before
 /// `hdrl`, more than `maxStreams` streams, or a stream count that `avih` and the `strl` lists do
 /// not agree on is refused with its reason.
-public struct AVIHeader: Sendable {
+public struct AVIHeader: Sendable, WindowedHeader {
     /// The first video stream's coded size (BITMAPINFOHEADER's biWidth and |biHeight|: a
     /// negative height is a top-down picture of that height).
     public let codedWidth: Int, codedHeight: Int
@@ -31,17 +31,7 @@ public struct AVIHeader: Sendable {
     public static let maxTopLevelChunks = 4096
     public static let maxStreams = 64
 
-    public init(file: InputFile) throws(ImageError) {
-        var reader = WindowedReader(file: file)
-        try self.init(reader: &reader)
-    }
-
-    public init(bytes: [UInt8]) throws(ImageError) {
-        var reader = WindowedReader(bytes: bytes)
-        try self.init(reader: &reader)
-    }
-
-    private init(reader: inout WindowedReader) throws(ImageError) {
+    public init(reader: inout WindowedReader) throws(ImageError) {
         let riff = Array(try reader.bytes(at: 0, count: 12))
         guard riff.count == 12, fourCC(riff[0..<4]) == "RIFF", fourCC(riff[8..<12]) == "AVI " else {
             throw Self.malformed("no RIFF 'AVI ' header")
