@@ -84,6 +84,8 @@ export MASONRY_FUZZ_TARGET=$target
 # A smaller quarantine than ASan's 256 MB default keeps RSS in the limit; UBSan findings abort.
 export ASAN_OPTIONS=${ASAN_OPTIONS:-quarantine_size_mb=64:malloc_context_size=20}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}
+# Leaks inside the decoding libraries themselves, each with its reason, as in scripts/sanitize.sh.
+export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$root/scripts/lsan-suppressions.txt:print_suppressions=0}
 
 cd "$work"
 status=0
