@@ -35,14 +35,20 @@ public enum VideoContainer: String, Sendable, Hashable, CaseIterable {
 
     /// The container of a file starting with `prefix`, or nil.
     public init?(prefix: some Collection<UInt8>) {
-        let bytes = Array(prefix.prefix(Self.signaturePrefixBytes))
+        self.init(prefix: Array(prefix.prefix(Self.signaturePrefixBytes)))
+    }
+
+    /// The container of a file starting with `prefix`, or nil. Every file of a folder is
+    /// tested (four video entries), so bytes are compared before any text is made.
+    public init?(prefix: [UInt8]) {
+        let bytes = prefix.count > Self.signaturePrefixBytes ? Array(prefix[..<Self.signaturePrefixBytes]) : prefix
         guard bytes.count >= 12 else { return nil }
-        if bytes[0..<4] == [0x1A, 0x45, 0xDF, 0xA3] {
+        if bytes[0..<4].elementsEqual([0x1A, 0x45, 0xDF, 0xA3]) {
             guard Self.matroskaDocType(bytes) != nil else { return nil }
             self = .matroska
-        } else if fourCC(bytes[0..<4]) == "RIFF", fourCC(bytes[8..<12]) == "AVI " {
+        } else if bytes[0..<4].elementsEqual("RIFF".utf8), bytes[8..<12].elementsEqual("AVI ".utf8) {
             self = .avi
-        } else if fourCC(bytes[4..<8]) == "ftyp" {
+        } else if bytes[4..<8].elementsEqual("ftyp".utf8) {
             let size = Int(readBigEndian32(bytes, 0))
             guard size >= 16 else { return nil }
             let brands = stride(from: 8, to: min(size, bytes.count) - 3, by: 4).filter { $0 != 12 }.map { fourCC(bytes[$0..<($0 + 4)]) }
@@ -55,7 +61,7 @@ public enum VideoContainer: String, Sendable, Hashable, CaseIterable {
             } else {
                 return nil
             }
-        } else if Self.quickTimeFirstAtoms.contains(fourCC(bytes[4..<8])), readBigEndian32(bytes, 0) >= 8 {
+        } else if Self.quickTimeFirstAtoms.contains(where: { $0.utf8.elementsEqual(bytes[4..<8]) }), readBigEndian32(bytes, 0) >= 8 {
             self = .mov
         } else {
             return nil

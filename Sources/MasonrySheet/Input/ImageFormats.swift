@@ -391,7 +391,9 @@ public enum ImageFormats {
     /// The format of a file that starts with `prefix` (at most `detectionPrefixBytes`).
     static func format(ofPrefix prefix: [UInt8]) throws(ImageError) -> ImageFormat {
         var best: ImageFormat?
-        for format in all where format.detection.matches(Array(prefix.prefix(format.detection.prefixBytes))) {
+        for format in all {
+            let needed = format.detection.prefixBytes
+            guard format.detection.matches(prefix.count <= needed ? prefix : Array(prefix[..<needed])) else { continue }
             if best == nil || format.detection.priority > best!.detection.priority { best = format }
         }
         if let best { return best }
