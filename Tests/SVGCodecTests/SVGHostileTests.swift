@@ -21,7 +21,8 @@ func decodeError(_ path: String, width: Int = 20, height: Int = 20) -> String? {
 }
 
 @Suite struct SVGHostileTests {
-    /// Every hostile fixture and its reason, each within two seconds.
+    /// Every hostile fixture and its reason, each within a bound far below what librsvg alone takes
+    /// (seconds to a minute): 10 s, room for the sanitizer builds on a shared machine.
     @Test(arguments: [
         ("billion-laughs", "SVG entities expand to more than 1048576 bytes"),
         ("quadratic-entity", "SVG entities expand to more than 1048576 bytes"),
@@ -37,7 +38,7 @@ func decodeError(_ path: String, width: Int = 20, height: Int = 20) -> String? {
     func hostileDocumentsAreRefusedWithTheirReason(stem: String, reason: String) {
         let start = ContinuousClock.now
         #expect(decodeError(fixtures.path("hostile/\(stem).svg")) == reason)
-        #expect(ContinuousClock.now - start < .seconds(2), "\(stem)")
+        #expect(ContinuousClock.now - start < .seconds(10), "\(stem)")
     }
 
     /// Many plain elements: refused by Masonry's scan before librsvg builds them (a million took
@@ -48,7 +49,7 @@ func decodeError(_ path: String, width: Int = 20, height: Int = 20) -> String? {
         try "<svg xmlns='http://www.w3.org/2000/svg' width='9' height='9'>\(body)</svg>".write(toFile: folder.file("many.svg"), atomically: true, encoding: .utf8)
         let start = ContinuousClock.now
         #expect(decodeError(folder.file("many.svg")) == "SVG has more than 100000 elements")
-        #expect(ContinuousClock.now - start < .seconds(2))
+        #expect(ContinuousClock.now - start < .seconds(10))
     }
 
     /// A file over the size limit is refused before it is read.
@@ -81,7 +82,7 @@ func decodeError(_ path: String, width: Int = 20, height: Int = 20) -> String? {
             let decoder = try SVGDecoder(file: InputFile(path: folder.file("\(name).svg")), limits: DecodeLimits(), width: 9, height: 9)
             var pixels: [UInt8] = []
             try decoder.readRows { _, row in pixels += row }
-            #expect(ContinuousClock.now - start < .seconds(5), "\(name)")
+            #expect(ContinuousClock.now - start < .seconds(10), "\(name)")
             // Only the red square is drawn: nothing was loaded from outside.
             let drawn = stride(from: 0, to: pixels.count, by: 4).filter { pixels[$0 + 3] != 0 }.map { ($0 / 4 % 9, $0 / 4 / 9) }
             #expect(drawn.allSatisfy { (1...2).contains($0.0) && (1...2).contains($0.1) } && drawn.count == 4, "\(name): \(drawn)")
@@ -92,7 +93,7 @@ func decodeError(_ path: String, width: Int = 20, height: Int = 20) -> String? {
         let start = ContinuousClock.now
         let reason = decodeError(folder.file("entity.svg"), width: 9, height: 9)
         #expect(reason?.hasPrefix("XML parse error: ") == true && reason?.contains("not defined") == true, "\(reason ?? "drawn")")
-        #expect(ContinuousClock.now - start < .seconds(5))
+        #expect(ContinuousClock.now - start < .seconds(10))
     }
 
     /// librsvg's own parse failures come back as one line of its words, never printed.
