@@ -106,9 +106,9 @@ struct FormatDetection: Sendable {
 
 /// What the header pass learns of a picture, whatever its format.
 ///
-/// Stored in 48 bytes (a million planned images hold one each): sides and frame count as 32-bit
-/// values, the colour decision behind one reference, none for an untagged picture, and the
-/// embedded pictures' sizes (an empty array for every format but RAW).
+/// Stored in 40 bytes (a million planned images hold one each): sides and frame count as 32-bit
+/// values, and what few pictures carry (a colour decision, a RAW's embedded pictures) behind one
+/// reference, none for an untagged picture without embedded pictures.
 public struct SourceHeader: Sendable, Hashable {
     private let storedWidth: UInt32
     private let storedHeight: UInt32
@@ -127,10 +127,7 @@ public struct SourceHeader: Sendable, Hashable {
     /// decoder that streams rows or holds at most its own bounded budget (JPEG's and WebP's
     /// 256 MiB). Saturates rather than overflows: a header may claim any size.
     public let wholePictureBytes: Int
-    private let colorBox: ColorBox?
-    /// The sizes of the smaller pictures a decoder may draw instead (a RAW's JPEG previews), in
-    /// the stored orientation; what the manifest's `rawSource` is decided from.
-    public let embeddedPictures: [PictureSize]
+    private let extras: Extras?
 
     /// The size as stored, before `orientation`.
     public var width: Int { Int(storedWidth) }
@@ -140,9 +137,12 @@ public struct SourceHeader: Sendable, Hashable {
     /// A video's duration in whole seconds (rounded), nil for a picture or an unknown length.
     public var durationSeconds: Int? { storedDuration == 0 ? nil : Int(storedDuration) - 1 }
     /// The picture's colour space as the file describes it, and what converting it needs.
-    public var color: ColorDecision { colorBox?.decision ?? .untagged }
+    public var color: ColorDecision { extras?.color ?? .untagged }
     /// The manifest's name of the colour space (`"untagged"`, `"sRGB"`, `"icc:…"`).
-    public var colorName: String { colorBox?.name ?? "untagged" }
+    public var colorName: String { extras?.colorName ?? "untagged" }
+    /// The sizes of the smaller pictures a decoder may draw instead (a RAW's JPEG previews), in
+    /// the stored orientation; what the manifest's `rawSource` is decided from.
+    public var embeddedPictures: [PictureSize] { extras?.embeddedPictures ?? [] }
 
     /// Sides and frame count are kept as 32-bit values (every format's header stores them so;
     /// larger values saturate).
@@ -151,8 +151,8 @@ public struct SourceHeader: Sendable, Hashable {
                 durationSeconds: Int? = nil, embeddedPictures: [PictureSize] = []) {
         self.init(width: width, height: height, orientation: orientation, frameCount: frameCount, decodedPixels: decodedPixels,
                   wholePictureBytes: wholePictureBytes, durationSeconds: durationSeconds,
-                  colorBox: color == .untagged ? nil : ColorBox(decision: color, name: color.space.manifestName),
-                  embeddedPictures: embeddedPictures)
+                  extras: Extras.make(color: color, colorName: color == .untagged ? "untagged" : color.space.manifestName,
+                                      embeddedPictures: embeddedPictures))
     }
 
     /// A header known from a plan file: its colour space by name only (drawn as untagged if it
@@ -160,11 +160,11 @@ public struct SourceHeader: Sendable, Hashable {
     init(width: Int, height: Int, orientation: ExifOrientation, frameCount: Int, durationSeconds: Int?, colorName: String) {
         self.init(width: width, height: height, orientation: orientation, frameCount: frameCount, decodedPixels: nil,
                   wholePictureBytes: 0, durationSeconds: durationSeconds,
-                  colorBox: colorName == "untagged" ? nil : ColorBox(decision: .untagged, name: colorName), embeddedPictures: [])
+                  extras: Extras.make(color: .untagged, colorName: colorName, embeddedPictures: []))
     }
 
     private init(width: Int, height: Int, orientation: ExifOrientation, frameCount: Int, decodedPixels: Int?,
-                 wholePictureBytes: Int, durationSeconds: Int?, colorBox: ColorBox?, embeddedPictures: [PictureSize]) {
+                 wholePictureBytes: Int, durationSeconds: Int?, extras: Extras?) {
         storedWidth = UInt32(clamping: width)
         storedHeight = UInt32(clamping: height)
         storedFrameCount = UInt32(clamping: frameCount)
@@ -172,20 +172,35 @@ public struct SourceHeader: Sendable, Hashable {
         self.orientation = orientation
         self.decodedPixels = decodedPixels ?? width * height
         self.wholePictureBytes = wholePictureBytes
-        self.colorBox = colorBox
-        self.embeddedPictures = embeddedPictures
+        self.extras = extras
     }
 
-    /// A colour decision and its manifest name, shared by reference.
-    private final class ColorBox: Sendable, Hashable {
-        let decision: ColorDecision
-        let name: String
-        init(decision: ColorDecision, name: String) {
-            self.decision = decision
-            self.name = name
+    /// A colour decision with its manifest name, and embedded pictures' sizes, shared by reference.
+    private final class Extras: Sendable, Hashable {
+        let color: ColorDecision
+        let colorName: String
+        let embeddedPictures: [PictureSize]
+
+        private init(color: ColorDecision, colorName: String, embeddedPictures: [PictureSize]) {
+            self.color = color
+            self.colorName = colorName
+            self.embeddedPictures = embeddedPictures
         }
-        static func == (a: ColorBox, b: ColorBox) -> Bool { a.decision == b.decision && a.name == b.name }
-        func hash(into hasher: inout Hasher) { hasher.combine(name) }
+
+        /// Nil for what most pictures are: untagged, nothing embedded (so equal headers hold
+        /// equal extras, nil or not).
+        static func make(color: ColorDecision, colorName: String, embeddedPictures: [PictureSize]) -> Extras? {
+            colorName == "untagged" && color == .untagged && embeddedPictures.isEmpty
+                ? nil : Extras(color: color, colorName: colorName, embeddedPictures: embeddedPictures)
+        }
+
+        static func == (a: Extras, b: Extras) -> Bool {
+            a.color == b.color && a.colorName == b.colorName && a.embeddedPictures == b.embeddedPictures
+        }
+        func hash(into hasher: inout Hasher) {
+            hasher.combine(colorName)
+            hasher.combine(embeddedPictures)
+        }
     }
 
     /// `a * b * c`, or `Int.max` when that overflows.
