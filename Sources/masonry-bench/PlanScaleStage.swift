@@ -60,7 +60,7 @@ struct PlanScaleTree {
             }
             log("plan scale: \(Self.parts.prefix(part + 1).reduce(0, +)) files made")
         }
-        FileManager.default.createFile(atPath: mark, contents: Data())
+        _ = FileManager.default.createFile(atPath: mark, contents: Data())
     }
 }
 

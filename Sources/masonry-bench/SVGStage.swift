@@ -20,7 +20,8 @@ func svgStage(corpus: String, masonry: String, outDir: String, cores: Int, runs:
             return
         }
         let small = all.filter { $0.hasSuffix(".svg") }.sorted().filter {
-            ((try? FileManager.default.attributesOfItem(atPath: source + "/" + $0)[.size] as? Int) ?? 0).map { $0 <= 256 << 10 } ?? false
+            let size = (try? FileManager.default.attributesOfItem(atPath: source + "/" + $0))?[.size] as? Int
+            return size.map { $0 <= 256 << 10 } ?? false
         }
         guard small.count >= count else { throw BenchError("svg: only \(small.count) openclipart drawings") }
         try? FileManager.default.removeItem(atPath: folder)

@@ -156,7 +156,7 @@ func refusal(_ path: String, limits: DecodeLimits = DecodeLimits()) -> String? {
         let folder = TemporaryFolder()
         for length in stride(from: 2, to: whole.count, by: 37) {
             let path = folder.file("cut-\(length).jxl")
-            FileManager.default.createFile(atPath: path, contents: Data(whole.prefix(length)))
+            try #require(FileManager.default.createFile(atPath: path, contents: Data(whole.prefix(length))))
             let reason = refusal(path)
             #expect(reason == "truncated JPEG XL header" || reason == "truncated JPEG XL file", "cut at \(length): \(reason ?? "decoded")")
         }
