@@ -19,6 +19,11 @@ import CodecCore
 /// - the filter primitives run over the canvas: for each reference to a `<filter>` (from a drawn
 ///   element, `<use>`s expanded), its primitives; at most `maxFilterPasses`.
 /// - the nesting depth: at most `maxDepth` (libxml2's own limit).
+/// - the text librsvg lays out: the character data inside `<text>` elements (entities
+///   expanded), at most `maxTextElementBytes` in one `<text>` and `maxDrawnTextBytes` drawn in
+///   all (`<use>`s expanded). Pango's layout of one long line under librsvg grows faster than
+///   its length: 1,000 characters took 0.1 s, 10,000 took 6.3 s, 40,000 took 280 s (the
+///   svg-decode fuzz target found a 2.7 KB file whose entity expands to 500 KB of text).
 public struct SVGDocumentScan: Sendable {
     /// The elements of the document.
     public let elementCount: Int
@@ -42,6 +47,10 @@ public struct SVGDocumentScan: Sendable {
     public static let maxDepth = 256
     /// The longest chain of references followed (one reference drawing another, and so on).
     public static let maxReferenceDepth = 1024
+    /// The most text in one `<text>` element, its `<tspan>`s included: 4 KiB (0.7 s).
+    public static let maxTextElementBytes = 4 << 10
+    /// The most text drawn in all, references expanded: 32 KiB (about 1.5 s in short elements).
+    public static let maxDrawnTextBytes = 32 << 10
 
     /// Scans `bytes` (the whole file) from the root element whose name ends at `rootOffset` (`SVGHeader`'s),
     /// expanding `entities`.
@@ -51,7 +60,7 @@ public struct SVGDocumentScan: Sendable {
         let root = bytes[..<nameEnd].lastIndex(of: UInt8(ascii: "<")) ?? bytes.startIndex
         entityExpansionBytes = try Self.entityExpansion(in: bytes[root...], entities: entities)
         var tree = ElementTree()
-        try tree.read(bytes[root...])
+        try tree.read(bytes[root...], entities: entities)
         elementCount = tree.parents.count
         let cost = try tree.drawnCost()
         drawnElementCount = cost.elements
@@ -61,6 +70,9 @@ public struct SVGDocumentScan: Sendable {
         }
         if filterPassCount > Self.maxFilterPasses {
             throw ImageError(.limitExceeded, "SVG runs more than \(Self.maxFilterPasses) filter primitives over its canvas")
+        }
+        if cost.textBytes > Self.maxDrawnTextBytes {
+            throw ImageError(.limitExceeded, "SVG draws more than \(Self.maxDrawnTextBytes) bytes of text (references expanded)")
         }
     }
 
@@ -116,32 +128,53 @@ private struct ElementTree {
     var references: [[String]] = []
     /// Whether each element is a `<filter>` (whose children are its primitives).
     var isFilter: [Bool] = []
+    /// The text each element holds itself inside a `<text>` (character data, entities expanded).
+    var textBytes: [Int] = []
+    /// Whether each element is a `<text>`.
+    var isText: [Bool] = []
     var ids: [String: Int32] = [:]
 
-    /// Reads the tags of `bytes`, which start at the root's `<`.
-    mutating func read(_ bytes: ArraySlice<UInt8>) throws(ImageError) {
+    /// Reads the tags of `bytes`, which start at the root's `<`, and the text inside `<text>`
+    /// elements (`entities` expanded).
+    mutating func read(_ bytes: ArraySlice<UInt8>, entities: [String: [UInt8]]) throws(ImageError) {
         var stack: [Int32] = []
         var position = bytes.startIndex
+        /// The open `<text>` element (the outermost) and the text it holds so far.
+        var openText: (element: Int32, bytes: Int)?
+        func addText(_ data: ArraySlice<UInt8>) throws(ImageError) {
+            guard var open = openText, let holder = stack.last, !data.isEmpty else { return }
+            let count = data.count + (try SVGDocumentScan.entityExpansion(in: data, entities: entities))
+            textBytes[Int(holder)] += count
+            open.bytes += count
+            openText = open
+            guard open.bytes <= SVGDocumentScan.maxTextElementBytes else {
+                throw ImageError(.limitExceeded, "SVG has more than \(SVGDocumentScan.maxTextElementBytes) bytes of text in one <text> element")
+            }
+        }
         func skip(past pattern: [UInt8]) -> Int {
             guard let found = Prolog.find(pattern, in: bytes[position...]) else { return bytes.endIndex }
             return found + pattern.count
         }
         while let open = bytes[position...].firstIndex(of: UInt8(ascii: "<")) {
+            try addText(bytes[position..<open])
             position = open
             let rest = bytes[open...]
             if rest.starts(with: Array("<!--".utf8)) {
                 position = skip(past: Array("-->".utf8))
             } else if rest.starts(with: Array("<![CDATA[".utf8)) {
                 position = skip(past: Array("]]>".utf8))
+                try addText(bytes[open..<position])
             } else if rest.starts(with: Array("<?".utf8)) {
                 position = skip(past: Array("?>".utf8))
             } else if rest.starts(with: Array("<!".utf8)) || rest.starts(with: Array("</".utf8)) {
-                if rest.starts(with: Array("</".utf8)) { _ = stack.popLast() }
+                if rest.starts(with: Array("</".utf8)), let closed = stack.popLast(), closed == openText?.element { openText = nil }
                 position = bytes[open...].firstIndex(of: UInt8(ascii: ">")).map { $0 + 1 } ?? bytes.endIndex
             } else {
                 position = try startTag(in: bytes, at: open + 1, stack: &stack)
+                if openText == nil, let top = stack.last, isText[Int(top)] { openText = (top, 0) }
             }
         }
+        try addText(bytes[position...])
     }
 
     /// Reads the start tag whose name begins at `start`; returns the position after it.
@@ -158,6 +191,8 @@ private struct ElementTree {
         while position < bytes.endIndex, Prolog.isNameByte(bytes[position]) { position += 1 }
         let elementName = bytes[start..<position]
         isFilter.append(elementName.elementsEqual("filter".utf8) || elementName.elementsEqual("svg:filter".utf8))
+        isText.append(elementName.elementsEqual("text".utf8) || elementName.elementsEqual("svg:text".utf8))
+        textBytes.append(0)
         while position < bytes.endIndex {
             let byte = bytes[position]
             if byte == UInt8(ascii: ">") {
@@ -210,17 +245,17 @@ private struct ElementTree {
     /// What the first (root) element draws, references expanded: its elements and the filter
     /// primitives run on the canvas, each saturating just past its limit.
     func drawnCost() throws(ImageError) -> DrawingCost {
-        guard !parents.isEmpty else { return DrawingCost(elements: 0, filterPasses: 0) }
+        guard !parents.isEmpty else { return DrawingCost(elements: 0, filterPasses: 0, textBytes: 0) }
         var memo = [DrawingCost?](repeating: nil, count: parents.count)
         var visiting = [Bool](repeating: false, count: parents.count)
         func drawn(_ element: Int, depth: Int) throws(ImageError) -> DrawingCost {
             if let known = memo[element] { return known }
-            if visiting[element] { return DrawingCost(elements: 0, filterPasses: 0) }   // a cycle: librsvg refuses it
+            if visiting[element] { return DrawingCost(elements: 0, filterPasses: 0, textBytes: 0) }   // a cycle: librsvg refuses it
             guard depth <= SVGDocumentScan.maxReferenceDepth else {
                 throw ImageError(.limitExceeded, "SVG references chain more than \(SVGDocumentScan.maxReferenceDepth) deep")
             }
             visiting[element] = true
-            var total = DrawingCost(elements: 1, filterPasses: 0)
+            var total = DrawingCost(elements: 1, filterPasses: 0, textBytes: textBytes[element])
             for child in children[element] where !total.isOverLimits { total.add(try drawn(Int(child), depth: depth + 1)) }
             for reference in references[element] where !total.isOverLimits {
                 guard let target = ids[reference].map(Int.init) else { continue }
@@ -241,14 +276,17 @@ private struct ElementTree {
 struct DrawingCost {
     var elements: Int
     var filterPasses: Int
+    var textBytes: Int
 
     var isOverLimits: Bool {
         elements > SVGDocumentScan.maxDrawnElements || filterPasses > SVGDocumentScan.maxFilterPasses
+            || textBytes > SVGDocumentScan.maxDrawnTextBytes
     }
 
     /// Adds `other`, each count saturating just past its limit.
     mutating func add(_ other: DrawingCost) {
         elements = min(SVGDocumentScan.maxDrawnElements + 1, elements + other.elements)
         filterPasses = min(SVGDocumentScan.maxFilterPasses + 1, filterPasses + other.filterPasses)
+        textBytes = min(SVGDocumentScan.maxDrawnTextBytes + 1, textBytes + other.textBytes)
     }
 }

@@ -52,6 +52,27 @@ func decodeError(_ path: String, width: Int = 20, height: Int = 20) -> String? {
         #expect(ContinuousClock.now - start < .seconds(10))
     }
 
+    /// Long text: refused by Masonry's scan before Pango lays it out (one line of 10,000
+    /// characters took librsvg 6.3 s, 40,000 took 280 s; the fuzz target's 2.7 KB file expands an
+    /// entity to 500 KB of text, `Tests/FuzzReplayTests/Corpus/svg-decode/regressions`). Text
+    /// under the bounds is drawn.
+    @Test func longTextIsRefusedBeforeLibrsvgLaysItOut() throws {
+        let folder = TemporaryFolder("svg-text")
+        func svg(_ body: String) -> String { "<svg xmlns='http://www.w3.org/2000/svg' width='90' height='9'>\(body)</svg>" }
+        let tooLong = String(repeating: "x", count: SVGDocumentScan.maxTextElementBytes + 1)
+        try svg("<text>\(tooLong)</text>").write(toFile: folder.file("long.svg"), atomically: true, encoding: .utf8)
+        #expect(decodeError(folder.file("long.svg")) == "SVG has more than 4096 bytes of text in one <text> element")
+        let spans = String(repeating: "<tspan>\(String(repeating: "y", count: 1000))</tspan>", count: 5)
+        try svg("<text>\(spans)</text>").write(toFile: folder.file("spans.svg"), atomically: true, encoding: .utf8)
+        #expect(decodeError(folder.file("spans.svg")) == "SVG has more than 4096 bytes of text in one <text> element")
+        let line = String(repeating: "z", count: 4000)
+        try svg("<defs><text id='t'>\(line)</text></defs>" + String(repeating: "<use href='#t'/>", count: 8))
+            .write(toFile: folder.file("uses.svg"), atomically: true, encoding: .utf8)
+        #expect(decodeError(folder.file("uses.svg")) == "SVG draws more than 32768 bytes of text (references expanded)")
+        try svg("<text>\(String(repeating: "w", count: 3000))</text>").write(toFile: folder.file("fine.svg"), atomically: true, encoding: .utf8)
+        #expect(decodeError(folder.file("fine.svg")) == nil)
+    }
+
     /// A file over the size limit is refused before it is read.
     @Test func aFileOverTheLimitIsRefusedUnread() throws {
         let folder = TemporaryFolder("svg-large")
