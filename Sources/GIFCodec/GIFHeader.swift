@@ -47,12 +47,13 @@ public struct GIFHeader: Sendable, Hashable, WindowedHeader {
     public let colorNote: String?
 
     /// True when `prefix` starts with "GIF87a" or "GIF89a".
+    @inlinable
     public static func hasSignature(_ prefix: some Collection<UInt8>) -> Bool {
         prefix.starts(with: Self.signature87) || prefix.starts(with: Self.signature89)
     }
 
-    private static let signature87 = Array("GIF87a".utf8)
-    private static let signature89 = Array("GIF89a".utf8)
+    @usableFromInline static let signature87 = Array("GIF87a".utf8)
+    @usableFromInline static let signature89 = Array("GIF89a".utf8)
 
     public init(reader: inout WindowedReader) throws(ImageError) {
         let start = try reader.read(13)

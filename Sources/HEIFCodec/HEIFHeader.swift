@@ -144,8 +144,13 @@ public struct HEIFHeader: Sendable, Hashable {
     /// table's entry (and its decoder's version in the cache key) is the codec's; HEIF
     /// otherwise. Nil when the file does not start with an `ftyp` box holding a known brand.
     public static func format(prefix: some Collection<UInt8>) -> HEIFFormat? {
-        let bytes = Array(prefix.prefix(signaturePrefixBytes))
-        guard bytes.count >= 16, fourCC(bytes[4..<8]) == "ftyp" else { return nil }
+        format(prefix: Array(prefix.prefix(signaturePrefixBytes)))
+    }
+
+    /// `format(prefix:)` of bytes already in an array (the header pass's), copying none of them.
+    public static func format(prefix bytes: [UInt8]) -> HEIFFormat? {
+        if bytes.count > signaturePrefixBytes { return format(prefix: Array(bytes.prefix(signaturePrefixBytes))) }
+        guard bytes.count >= 16, bytes[4] == 0x66, bytes[5] == 0x74, bytes[6] == 0x79, bytes[7] == 0x70 else { return nil }   // ftyp
         let size = Int(readUInt32(bytes[...], 0))
         guard size >= 16 else { return nil }
         let end = min(size, bytes.count)

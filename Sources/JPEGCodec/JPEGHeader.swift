@@ -33,6 +33,7 @@ public struct JPEGHeader: Sendable, Hashable {
     public var displayHeight: Int { orientation.swapsAxes ? width : height }
 
     /// True when `prefix` starts like a JPEG file (SOI then a marker: FF D8 FF).
+    @inlinable
     public static func hasSignature(_ prefix: some Collection<UInt8>) -> Bool {
         prefix.starts(with: [0xFF, 0xD8, 0xFF])
     }

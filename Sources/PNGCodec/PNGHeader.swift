@@ -22,7 +22,7 @@ public struct PNGHeader: Sendable, Hashable {
     /// The number of bytes a header occupies at the start of every PNG.
     public static let byteCount = 33
 
-    static let signature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
+    @usableFromInline static let signature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
     /// The signature's length: what format detection reads for a PNG.
     public static let signatureLength = 8
 
@@ -30,10 +30,12 @@ public struct PNGHeader: Sendable, Hashable {
     /// the second changed by a text-mode transfer, which `init(parsing:)` then names; or, for a
     /// file shorter than the signature, the start of it (a truncated PNG). A file that merely
     /// starts with 0x89 is not a PNG.
+    /// Inlinable, as every file of a folder's header pass asks it.
+    @inlinable
     public static func hasSignature(_ prefix: some Collection<UInt8>) -> Bool {
-        let bytes = Array(prefix.prefix(signatureLength))
+        let bytes = prefix.prefix(signatureLength)
         guard bytes.count == signatureLength else { return !bytes.isEmpty && signature.starts(with: bytes) }
-        return bytes[0..<4].elementsEqual(signature[0..<4])
+        return bytes.prefix(4).elementsEqual(signature[0..<4])
     }
 
     /// Parses the first 33 bytes of a file (more bytes are ignored).

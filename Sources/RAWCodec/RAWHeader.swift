@@ -61,18 +61,21 @@ public struct RAWHeader: Sendable, Hashable {
     /// when it is no RAW: a TIFF whose IFD0 is neither DNG's nor a RAW maker's thumbnail or
     /// sensor directory stays a TIFF.
     public static func container(prefix: [UInt8]) -> RAWContainer? {
-        let start = Array(prefix.prefix(16))
-        if start.starts(with: Array("FUJIFILMCCD-RAW".utf8)) { return .raf }
-        if start.count >= 12, Array(start[4 ..< 8]) == Array("ftyp".utf8), Array(start[8 ..< 12]) == Array("crx ".utf8) { return .cr3 }
-        if start.starts(with: Array("IIRO".utf8)) || start.starts(with: Array("IIRS".utf8)) || start.starts(with: Array("MMOR".utf8)) {
-            return .tiffStructured
+        // Every file of a folder's header pass is asked: the signatures are compared in place.
+        let start = prefix.prefix(16)
+        func has(_ text: StaticString, at offset: Int = 0) -> Bool {
+            start.count >= offset + text.utf8CodeUnitCount
+                && text.withUTF8Buffer { start.dropFirst(offset).starts(with: $0) }
         }
+        if has("FUJIFILMCCD-RAW") { return .raf }
+        if has("ftyp", at: 4) && has("crx ", at: 8) { return .cr3 }
+        if has("IIRO") || has("IIRS") || has("MMOR") { return .tiffStructured }
         if start.starts(with: [0x49, 0x49, 0x55, 0x00]) { return .tiffStructured }   // RW2, RWL
         guard TIFFHeader.hasSignature(start), !start.starts(with: [0x49, 0x49, 0x2B]), !start.starts(with: [0x4D, 0x4D, 0x00, 0x2B]) else {
             return nil
         }
         if start.count >= 10, start[8] == 0x43, start[9] == 0x52 { return .tiffStructured }   // CR2's "CR"
-        if start.count >= 12, Array(start[8 ..< 12]) == Array("IIII".utf8) { return .tiffStructured }   // Phase One IIQ
+        if has("IIII", at: 8) { return .tiffStructured }   // Phase One IIQ
         guard var tiff = try? TIFFStructure(WindowedReader(bytes: prefix)),
               let first = try? tiff.directory(at: tiff.firstDirectory) else { return nil }
         if first.contains(Tag.dngVersion) { return .tiffStructured }

@@ -46,10 +46,12 @@ public struct TIFFHeader: Sendable, Hashable, WindowedHeader {
     public static let maxICCProfileBytes = 4 << 20
 
     /// True when `prefix` starts with a TIFF or BigTIFF signature: "II*\0", "MM\0*", "II+\0", "MM\0+".
+    @inlinable
     public static func hasSignature(_ prefix: some Collection<UInt8>) -> Bool {
-        let bytes = Array(prefix.prefix(4))
-        return bytes == [0x49, 0x49, 0x2A, 0x00] || bytes == [0x4D, 0x4D, 0x00, 0x2A]
-            || bytes == [0x49, 0x49, 0x2B, 0x00] || bytes == [0x4D, 0x4D, 0x00, 0x2B]
+        var bytes = prefix.makeIterator()
+        guard let a = bytes.next(), let b = bytes.next(), let c = bytes.next(), let d = bytes.next() else { return false }
+        return (a, b, c, d) == (0x49, 0x49, 0x2A, 0x00) || (a, b, c, d) == (0x4D, 0x4D, 0x00, 0x2A)
+            || (a, b, c, d) == (0x49, 0x49, 0x2B, 0x00) || (a, b, c, d) == (0x4D, 0x4D, 0x00, 0x2B)
     }
 
     public init(reader windowed: inout WindowedReader) throws(ImageError) {

@@ -67,9 +67,10 @@ public struct WebPHeader: Sendable, Hashable {
     static let maxExifBytes = 1 << 16
 
     /// True when `prefix` starts like a WebP file: "RIFF", a size, "WEBP".
+    @inlinable
     public static func hasSignature(_ prefix: some Collection<UInt8>) -> Bool {
-        let bytes = Array(prefix.prefix(12))
-        return bytes.count == 12 && bytes[0..<4] == Self.riff[...] && bytes[8..<12] == Self.webp[...]
+        let bytes = prefix.prefix(12)
+        return bytes.count == 12 && bytes.prefix(4).elementsEqual(Self.riff) && bytes.dropFirst(8).elementsEqual(Self.webp)
     }
 
     /// Reads the header of an open file with positioned reads (the descriptor's offset is
@@ -83,7 +84,7 @@ public struct WebPHeader: Sendable, Hashable {
         try self.init(reader: ChunkReader(WindowedReader(bytes: bytes)))
     }
 
-    private static let riff = Array("RIFF".utf8), webp = Array("WEBP".utf8)
+    @usableFromInline static let riff = Array("RIFF".utf8), webp = Array("WEBP".utf8)
 
     private init(reader: ChunkReader) throws(ImageError) {
         var reader = reader
