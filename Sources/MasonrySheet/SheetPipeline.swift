@@ -315,7 +315,8 @@ public enum SheetPipeline {
         /// Already grouped (from a plan); empty when the run groups them itself.
         var sections: [PlannedSection] = []
         var skipped: [SkippedInput]
-        /// The files found (for `OutputSafety` and grouping); a plan's are checked page by page.
+        /// The files found, in the scan's order (for `OutputSafety` and grouping, which do not
+        /// depend on it); a plan's are checked page by page.
         var candidates: [InputCandidate] = []
         var otherFiles = 0
 
@@ -343,49 +344,72 @@ public enum SheetPipeline {
         for page in Planner.existingPageFiles(output: request.output) {
             if try request.overwrite ? true : OwnOutput.isOwn(page) { earlierPages.append(page) }
         }
-        var scanner = InputScanner(recursive: options.recursive, excluding: outputs + earlierPages)
+        var scanner = InputScanner(recursive: options.recursive, statsEveryFile: options.order.needsFileStatus,
+                                   excluding: outputs + earlierPages)
         try scanner.scan(arguments: request.inputs)
-        try OutputSafety.check(outputs: outputs, inputs: scanner.candidates)
         try OwnOutput.refuseForeign(checked, overwrite: request.overwrite)
         // Folder listings come in the file system's order, which differs between machines: report
         // what the scan skipped in natural order so messages and manifests are reproducible.
         var skipped = scanner.missingArguments
             + scanner.skipped.sorted { InputOrder.naturalPrecedes($0.path.bytes, $1.path.bytes) }
-        let selected = scanner.takeCandidates().filter { candidate in
+        var selected = scanner.takeCandidates().filter { candidate in
             guard !candidate.namedDirectly, !(request.include.isEmpty && request.exclude.isEmpty) else { return true }
             let below = Self.pathBelowArgument(candidate.path.bytes, arguments: request.inputs)
             return (request.include.isEmpty || request.include.contains { $0.matches(below) })
                 && !request.exclude.contains { $0.matches(below) }
         }
-        let candidates = options.order.sorted(selected, reversed: options.reverse)
-
-        var headers = parallelMap(count: candidates.count, jobs: options.jobs) { index in
-            ImageFormats.header(of: candidates[index].path, limits: limits, opener: opener)
-        }
-        try opener.checkRun()
         var images: [PlannedImage] = []
-        images.reserveCapacity(candidates.count)
-        for (candidate, result) in zip(candidates, headers) {
-            switch result {
-            case .success(let (format, header)):
-                if options.colorManagement {
-                    for problem in header.color.warnings { events(.warning(SkippedInput(path: candidate.path, reason: problem.reason))) }
+        var outputsFound: [Int] = []
+        do {
+            // The headers are read in the scan's order while this thread sorts (the files' order
+            // on disk, and a million inputs' sort need not wait for each other); the results are
+            // freed at the end of this block.
+            let paths = selected.map(\.path)
+            let headers = ParallelMapping(count: paths.count, jobs: options.jobs) { index in
+                ImageFormats.header(of: paths[index], limits: limits, opener: opener)
+            }
+            let order = options.order.order(of: selected, reversed: options.reverse)
+            headers.wait()
+            try opener.checkRun()
+            images.reserveCapacity(selected.count)
+            for position in order {
+                let reading = headers[position]
+                if let file = reading.file {
+                    // A folder's file the scan made no `stat` of is known now: an earlier output is no input.
+                    if selected[position].identity == nil && !selected[position].namedDirectly
+                        && scanner.isExcluded(file.identity) {
+                        outputsFound.append(position)
+                        continue
+                    }
+                    selected[position].identity = file.identity
                 }
-                images.append(PlannedImage(path: candidate.path, format: format, source: header, orientation: header.orientation,
-                                           stamp: candidate.stamp))
-            case .failure(let error): skipped.append(SkippedInput(path: candidate.path, reason: error.reason))
+                let path = paths[position]
+                switch reading.result {
+                case .success(let (format, header)):
+                    if options.colorManagement {
+                        for problem in header.color.warnings { events(.warning(SkippedInput(path: path, reason: problem.reason))) }
+                    }
+                    images.append(PlannedImage(path: path, format: format, source: header, orientation: header.orientation,
+                                               stamp: reading.file!.stamp))
+                case .failure(let error): skipped.append(SkippedInput(path: path, reason: error.reason))
+                }
             }
         }
+        if !outputsFound.isEmpty {
+            let found = Set(outputsFound)
+            var position = 0
+            selected.removeAll { _ in defer { position += 1 }; return found.contains(position) }
+        }
+        try OutputSafety.check(outputs: outputs, inputs: selected)
         for skip in skipped { events(.skipped(skip)) }
-        headers = []
         guard !images.isEmpty else {
-            throw SheetError(candidates.isEmpty && scanner.skipped.isEmpty
+            throw SheetError(selected.isEmpty && scanner.skipped.isEmpty
                              ? "no images found in \(request.inputs.map(\.displayName).joined(separator: ", "))"
                                 + Self.ignoredFiles(scanner.otherKinds)
                              : "no renderable images (\(skipped.count) skipped)")
         }
         var set = InputSet(images: images, skipped: skipped)
-        set.candidates = candidates
+        set.candidates = selected
         set.otherFiles = scanner.otherFiles
         return set
     }

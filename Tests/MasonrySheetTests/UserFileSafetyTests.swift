@@ -89,6 +89,21 @@ import TestSupport
         for (name, bytes) in kept { #expect(try Self.read(folder.file(name)) == bytes) }
     }
 
+    /// An earlier sheet in the input folder is no input under any name: a hard link to it named like
+    /// a picture is left out too (the scan does not `stat` a folder's regular files; the header pass
+    /// knows each file's identity from the descriptor it reads).
+    @Test func aHardLinkOfTheEarlierSheetIsNoInput() throws {
+        let folder = TemporaryFolder()
+        let kept = try Self.photos(in: folder)
+        let first = try MasonryExecutable.run(["imgs", "-o", "imgs/sheet.png", "-w", "300"], in: folder.path)
+        #expect(first.status == 0, "\(first.standardError)")
+        #expect(link(folder.file("imgs/sheet.png"), folder.file("imgs/04-copy-of-the-sheet.png")) == 0)
+        let second = try MasonryExecutable.run(["imgs", "-o", "imgs/sheet.png", "-w", "400"], in: folder.path)
+        #expect(second.status == 0, "\(second.standardError)")
+        #expect(second.errorLines.last?.contains(": 3 images") == true, "\(second.errorLines)")
+        for (name, bytes) in kept { #expect(try Self.read(folder.file(name)) == bytes) }
+    }
+
     /// A manifest or HTML path on a user's file is refused the same way, before any picture is read.
     @Test(arguments: ["--manifest", "--html"])
     func otherOutputsNeverReplaceAUsersFile(_ option: String) throws {

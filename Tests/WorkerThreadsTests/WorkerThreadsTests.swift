@@ -30,6 +30,24 @@ struct WorkerThreadsTests {
         }
     }
 
+    @Test("ParallelMapping: results by index while the caller works, each index run once", arguments: [1, 2, 5])
+    func backgroundMappingGivesEveryResultAtItsIndex(jobs: Int) {
+        for count in [0, 1, 3, 1000] {
+            let record = Record()
+            let mapping = ParallelMapping(count: count, jobs: jobs) { index in
+                record.add(index)
+                return "item \(index)"
+            }
+            let meanwhile = (0 ..< 1000).reduce(0, +)   // the caller's own work
+            mapping.wait()
+            #expect(meanwhile == 499_500)
+            #expect(mapping.count == count)
+            #expect((0 ..< count).map { mapping[$0] } == (0 ..< count).map { "item \($0)" }, "\(count) items, \(jobs) jobs")
+            #expect(mapping.results() == (0 ..< count).map { "item \($0)" })
+            #expect(record.all.sorted() == Array(0 ..< count), "\(count) items, \(jobs) jobs: each index once")
+        }
+    }
+
     @Test func oneThreadStartsItemsInIndexOrder() {
         let record = Record()
         _ = parallelMap(count: 300, jobs: 1) { record.add($0) }

@@ -104,6 +104,19 @@ struct FormatDetection: Sendable {
     }
 }
 
+/// What the header pass learned of one input: its format and header, or why it cannot be drawn,
+/// and the file it opened (nil when it could not open one).
+struct HeaderReading: Sendable {
+    let result: Result<(ImageFormat, SourceHeader), ImageError>
+    let file: OpenedFile?
+}
+
+/// Which file an input's path led to when the header pass opened it, and its size and time then.
+struct OpenedFile: Sendable {
+    let identity: FileIdentity
+    let stamp: FileStamp
+}
+
 /// What the header pass learns of a picture, whatever its format.
 ///
 /// Stored in 40 bytes (a million planned images hold one each): sides and frame count as 32-bit
@@ -406,9 +419,20 @@ public enum ImageFormats {
     /// The format of a file that starts with `prefix` (at most `detectionPrefixBytes`).
     static func format(ofPrefix prefix: [UInt8]) throws(ImageError) -> ImageFormat {
         var best: ImageFormat?
+        // Each entry is shown at most the bytes it asks for; entries asking for as many share one copy.
+        var shortened: [(count: Int, bytes: [UInt8])] = []
         for format in all {
             let needed = format.detection.prefixBytes
-            guard format.detection.matches(prefix.count <= needed ? prefix : Array(prefix[..<needed])) else { continue }
+            let shown: [UInt8]
+            if prefix.count <= needed {
+                shown = prefix
+            } else if let copy = shortened.first(where: { $0.count == needed }) {
+                shown = copy.bytes
+            } else {
+                shown = Array(prefix[..<needed])
+                shortened.append((needed, shown))
+            }
+            guard format.detection.matches(shown) else { continue }
             if best == nil || format.detection.priority > best!.detection.priority { best = format }
         }
         if let best { return best }
@@ -445,12 +469,20 @@ public enum ImageFormats {
         return (format, header)
     }
 
-    /// The header pass for one input: its format and header, or why it cannot be drawn.
-    static func header(of path: RawPath, limits: DecodeLimits, opener: InputOpener) -> Result<(ImageFormat, SourceHeader), ImageError> {
+    /// The header pass for one input: its format and header, or why it cannot be drawn, and which
+    /// file was read.
+    static func header(of path: RawPath, limits: DecodeLimits, opener: InputOpener) -> HeaderReading {
+        var opened: OpenedFile?
         do {
-            return .success(try opener.withFile(path) { file in try header(of: file, limits: limits) })
+            let read = try opener.withFile(path) { file in
+                opened = OpenedFile(identity: FileIdentity(file),
+                                    stamp: FileStamp(byteSize: Int64(file.size), modificationTime: file.modificationTime,
+                                                     inode: file.inode))
+                return try header(of: file, limits: limits)
+            }
+            return HeaderReading(result: .success(read), file: opened)
         } catch {
-            return .failure(error as? ImageError ?? ImageError(.io, "\(error)"))
+            return HeaderReading(result: .failure(error as? ImageError ?? ImageError(.io, "\(error)")), file: opened)
         }
     }
 

@@ -11,13 +11,23 @@ public enum InputOrder: String, Sendable, CaseIterable {
     /// As found: argument order, then folder-listing order.
     case none
 
+    /// Whether sorting needs each file's size or modification time from the scan.
+    var needsFileStatus: Bool { self == .mtime || self == .size }
+
     /// Sorts `candidates` by this order (stable), reversed if asked.
+    func sorted(_ candidates: [InputCandidate], reversed: Bool) -> [InputCandidate] {
+        order(of: candidates, reversed: reversed).map { candidates[$0] }
+    }
+
+    /// Where each of `candidates` goes in this order (stable), reversed if asked: the sorted list
+    /// is `candidates[order[0]]`, `candidates[order[1]]`, … The header pass reads the files in
+    /// the scan's order meanwhile, so a million inputs are sorted while their headers are read.
     ///
     /// A million paths are sorted as indices over one buffer holding every path's bytes, so a
     /// comparison touches two spans of that buffer and no reference count (sorting the
     /// candidates themselves moved 56-byte values and retained two arrays per comparison).
-    func sorted(_ candidates: [InputCandidate], reversed: Bool) -> [InputCandidate] {
-        guard self != .none else { return reversed ? candidates.reversed() : candidates }
+    func order(of candidates: [InputCandidate], reversed: Bool) -> [Int] {
+        guard self != .none else { return reversed ? Array((0 ..< candidates.count).reversed()) : Array(0 ..< candidates.count) }
         var starts = [Int](repeating: 0, count: candidates.count + 1)
         var buffer: [UInt8] = []
         buffer.reserveCapacity(candidates.reduce(0) { $0 + $1.path.bytes.count })
@@ -50,7 +60,7 @@ public enum InputOrder: String, Sendable, CaseIterable {
             }
         }
         if reversed { order.reverse() }
-        return order.map { candidates[$0] }
+        return order
     }
 
     /// Natural order: runs of ASCII digits compare by numeric value (then by

@@ -1,3 +1,4 @@
+import CodecCore
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -5,22 +6,32 @@ import Glibc
 /// One file the scan found, with what sorting needs.
 public struct InputCandidate: Sendable, Hashable {
     public let path: RawPath
-    public let modificationTime: Int64
-    public let byteSize: Int64
-    /// The file's device and inode when the scan saw it (nil: look it up by path).
-    let identity: FileIdentity?
+    /// Size, modification time and inode from the scan's `stat`, when it made one: for files named
+    /// on the command line, links and files a listing does not type, and for every file when the
+    /// order needs sizes or times (`--sort mtime|size`). Nil for a folder's regular file: the
+    /// header pass takes those from the file it opens, so a file costs one system call less.
+    let scannedStamp: FileStamp?
+    /// The file's device and inode: from the scan's `stat`, or set once the header pass has opened
+    /// the file; nil when neither could (look it up by path).
+    var identity: FileIdentity?
     /// True for a file named on the command line, false for one found in a folder.
     public let namedDirectly: Bool
 
-    /// What a plan file records of it.
-    var stamp: FileStamp { FileStamp(byteSize: byteSize, modificationTime: modificationTime, inode: identity?.inode ?? 0) }
+    /// The modification time the order sorts by (0 when the scan made no `stat`).
+    var modificationTime: Int64 { scannedStamp?.modificationTime ?? 0 }
+    /// The size the order sorts by (0 when the scan made no `stat`).
+    var byteSize: Int64 { scannedStamp?.byteSize ?? 0 }
 
-    init(path: RawPath, modificationTime: Int64, byteSize: Int64, identity: FileIdentity? = nil, namedDirectly: Bool = false) {
+    init(path: RawPath, scannedStamp: FileStamp?, identity: FileIdentity? = nil, namedDirectly: Bool = false) {
         self.path = path
-        self.modificationTime = modificationTime
-        self.byteSize = byteSize
+        self.scannedStamp = scannedStamp
         self.identity = identity
         self.namedDirectly = namedDirectly
+    }
+
+    /// A candidate with the stamp the scan saw (tests, orders).
+    init(path: RawPath, modificationTime: Int64, byteSize: Int64) {
+        self.init(path: path, scannedStamp: FileStamp(byteSize: byteSize, modificationTime: modificationTime, inode: 0))
     }
 }
 
@@ -49,6 +60,12 @@ struct FileIdentity: Hashable, Sendable {
         inode = UInt64(status.st_ino)
     }
 
+    /// The identity of an open file.
+    init(_ file: InputFile) {
+        device = file.device
+        inode = file.inode
+    }
+
     /// The identity of the file at `path` (following links), if it exists.
     init?(path: RawPath) {
         guard let status = path.status() else { return nil }
@@ -64,7 +81,8 @@ struct FileIdentity: Hashable, Sendable {
 /// read whatever their name. Only regular files (or links to them) are kept;
 /// everything else named like a PNG is reported with the reason.
 ///
-/// Entries are examined with `fstatat` relative to their open folder, and
+/// Entries are examined with `fstatat` relative to their open folder (a regular file the listing
+/// types is not: see `InputCandidate.scannedStamp`), and
 /// folders are opened with `RawPath.open`, so depth is not limited by
 /// PATH_MAX; one folder is open at a time. Running out of descriptors or
 /// memory is the run's fault, not the entry's: `scan` then throws.
@@ -74,6 +92,11 @@ struct FileIdentity: Hashable, Sendable {
 /// itself a link to an input is left to `OutputSafety`, which refuses it.
 struct InputScanner {
     let recursive: Bool
+    /// Whether every file gets a `stat` (the order needs sizes or times), not only untyped entries.
+    let statsEveryFile: Bool
+    /// The outputs' identities: a folder's file that is one of them is not an input. A regular
+    /// file the scan made no `stat` of is checked once the header pass knows its identity
+    /// (`isExcluded`).
     let excluded: Set<FileIdentity>
     private(set) var candidates: [InputCandidate] = []
     private(set) var skipped: [SkippedInput] = []
@@ -86,8 +109,9 @@ struct InputScanner {
     static let maxKinds = 32
     private var visitedFolders: Set<FileIdentity> = []
 
-    init(recursive: Bool, excluding outputs: [RawPath]) {
+    init(recursive: Bool, statsEveryFile: Bool = false, excluding outputs: [RawPath]) {
         self.recursive = recursive
+        self.statsEveryFile = statsEveryFile
         self.excluded = Set(outputs.compactMap { output in
             guard let entry = output.status(followingLinks: false), entry.st_mode & S_IFMT != S_IFLNK else { return nil }
             return FileIdentity(entry)
@@ -117,10 +141,14 @@ struct InputScanner {
         }
     }
 
-    /// One folder entry worth a look: a file to consider or a folder to enter.
+    /// Whether a file found in a folder, of this identity, is one of the outputs (not an input).
+    func isExcluded(_ identity: FileIdentity) -> Bool { excluded.contains(identity) }
+
+    /// One folder entry worth a look: a file to consider or a folder to enter. No status for a
+    /// regular file the listing typed as one (see `InputCandidate.scannedStamp`).
     private struct Entry {
         let path: RawPath
-        let status: stat
+        let status: stat?
     }
 
     private mutating func scanFolder(_ folder: RawPath, status: stat, isArgument: Bool = false) throws(SheetError) {
@@ -129,14 +157,18 @@ struct InputScanner {
         // before entering sub-folders, so descriptors do not grow with depth.
         guard let entries = try list(folder, expected: FileIdentity(status), isArgument: isArgument) else { return }
         for entry in entries {
-            if entry.status.st_mode & S_IFMT == S_IFDIR {
+            guard let status = entry.status else {
+                candidates.append(InputCandidate(path: entry.path, scannedStamp: nil))
+                continue
+            }
+            if status.st_mode & S_IFMT == S_IFDIR {
                 if recursive {
-                    try scanFolder(entry.path, status: entry.status)
+                    try scanFolder(entry.path, status: status)
                 } else {
                     skipped.append(SkippedInput(path: entry.path, reason: "is a folder, not a file"))
                 }
             } else {
-                consider(entry.path, status: entry.status, foundInFolder: true)
+                consider(entry.path, status: status, foundInFolder: true)
             }
         }
     }
@@ -180,6 +212,12 @@ struct InputScanner {
             // only counted when the listing says they are not folders.
             if !looksLikePNG && !recursive {
                 if entry.pointee.d_type != UInt8(DT_DIR) { countOther(name) }
+                continue
+            }
+            // A regular file by the listing's type needs no `stat` here: the header pass opens it
+            // and takes its identity, size and time from that descriptor.
+            if looksLikePNG && entry.pointee.d_type == UInt8(DT_REG) && !statsEveryFile {
+                entries.append(Entry(path: folder.appending(name), status: nil))
                 continue
             }
             var entryStatus = stat()
@@ -234,8 +272,8 @@ struct InputScanner {
             skipped.append(SkippedInput(path: path, reason: reason))
             return
         }
-        candidates.append(InputCandidate(path: path, modificationTime: Int64(status.st_mtim.tv_sec) * 1_000_000_000 + Int64(status.st_mtim.tv_nsec),
-                                         byteSize: Int64(status.st_size), identity: identity, namedDirectly: !foundInFolder))
+        candidates.append(InputCandidate(path: path, scannedStamp: FileStamp(status), identity: identity,
+                                         namedDirectly: !foundInFolder))
     }
 
     /// Whether `name` ends in one of the format table's extensions (`.png`, `.jpg`, ...) in any

@@ -12,9 +12,16 @@ public struct RawPath: Sendable, Hashable, Comparable, CustomStringConvertible {
     public init(_ text: String) { self.bytes = Array(text.utf8) }
 
     /// This path joined with one more component, as the user named the folder.
+    /// The bytes are allocated at their exact size (a scan keeps a million of these paths).
     public func appending(_ component: [UInt8]) -> RawPath {
         if bytes.isEmpty { return RawPath(bytes: component) }
-        return RawPath(bytes: bytes.last == UInt8(ascii: "/") ? bytes + component : bytes + [UInt8(ascii: "/")] + component)
+        let slash: [UInt8] = bytes.last == UInt8(ascii: "/") ? [] : [UInt8(ascii: "/")]
+        var joined: [UInt8] = []
+        joined.reserveCapacity(bytes.count + slash.count + component.count)
+        joined += bytes
+        joined += slash
+        joined += component
+        return RawPath(bytes: joined)
     }
 
     /// The last component.

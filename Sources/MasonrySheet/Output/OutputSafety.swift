@@ -26,11 +26,18 @@ public enum OutputSafety {
             if let identity = target.file, outputByIdentity[identity] == nil { outputByIdentity[identity] = target.path }
         }
         guard !outputByIdentity.isEmpty else { return }
+        // Inputs come in the scan's order, which differs between machines: of several names of
+        // an output (hard links), the message names the first in natural order.
+        var clash: (input: RawPath, output: RawPath)?
         for input in inputs {
-            if let identity = input.identity ?? FileIdentity(path: input.path), let output = outputByIdentity[identity] {
-                throw SheetError(.usage, "the output \(output.displayName) is the same file as the input \(input.path.displayName); "
-                                 + "choose another output path")
+            if let identity = input.identity ?? FileIdentity(path: input.path), let output = outputByIdentity[identity],
+               clash.map({ InputOrder.naturalPrecedes(input.path.bytes, $0.input.bytes) }) ?? true {
+                clash = (input.path, output)
             }
+        }
+        if let (input, output) = clash {
+            throw SheetError(.usage, "the output \(output.displayName) is the same file as the input \(input.displayName); "
+                             + "choose another output path")
         }
     }
 

@@ -59,7 +59,7 @@ enum PlanCheck {
         if now.modificationTime != image.stamp.modificationTime { differences.append("modification time") }
         if now.inode != image.stamp.inode { differences.append("inode \(image.stamp.inode) → \(now.inode): replaced") }
         let header: (ImageFormat, SourceHeader)
-        switch ImageFormats.header(of: image.path, limits: limits, opener: opener) {
+        switch ImageFormats.header(of: image.path, limits: limits, opener: opener).result {
         case .success(let read): header = read
         case .failure(let error): return .changed((differences + [error.reason]).joined(separator: ", "), nil, status)
         }
@@ -81,7 +81,6 @@ enum PlanCheck {
 extension InputCandidate {
     /// A file as a `stat` of it saw it.
     init(_ status: stat, path: RawPath) {
-        let stamp = FileStamp(status)
-        self.init(path: path, modificationTime: stamp.modificationTime, byteSize: stamp.byteSize, identity: FileIdentity(status))
+        self.init(path: path, scannedStamp: FileStamp(status), identity: FileIdentity(status))
     }
 }
