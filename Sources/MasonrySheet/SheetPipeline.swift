@@ -347,7 +347,6 @@ public enum SheetPipeline {
         var scanner = InputScanner(recursive: options.recursive, statsEveryFile: options.order.needsFileStatus,
                                    excluding: outputs + earlierPages)
         try scanner.scan(arguments: request.inputs)
-        try OwnOutput.refuseForeign(checked, overwrite: request.overwrite)
         // Folder listings come in the file system's order, which differs between machines: report
         // what the scan skipped in natural order so messages and manifests are reproducible.
         var skipped = scanner.missingArguments
@@ -400,7 +399,10 @@ public enum SheetPipeline {
             var position = 0
             selected.removeAll { _ in defer { position += 1 }; return found.contains(position) }
         }
+        // An output that is an input is named as such before a user's file is refused (the scan
+        // knows most inputs' identities only now, from the header pass).
         try OutputSafety.check(outputs: outputs, inputs: selected)
+        try OwnOutput.refuseForeign(checked, overwrite: request.overwrite)
         for skip in skipped { events(.skipped(skip)) }
         guard !images.isEmpty else {
             throw SheetError(selected.isEmpty && scanner.skipped.isEmpty

@@ -104,7 +104,7 @@ import TestSupport
         for (name, bytes) in kept { #expect(try Self.read(folder.file(name)) == bytes) }
     }
 
-    /// A manifest or HTML path on a user's file is refused the same way, before any picture is read.
+    /// A manifest or HTML path on a user's file is refused the same way, before anything is written.
     @Test(arguments: ["--manifest", "--html"])
     func otherOutputsNeverReplaceAUsersFile(_ option: String) throws {
         let folder = TemporaryFolder()
