@@ -166,6 +166,38 @@ func smallFilesProcessStage(paths: [String], folder: String, masonry: String, fl
                                 masonryArguments: [folder, "-j", "\(cores)", "-o", outDir + "/process-small-files.png", "-q"],
                                 floor: floor, floorArguments: ["png", "\(cores)", list], runs: runs, goal: 1.0,
                                 note: "\(paths.count) openclipart-png files, \(cores) threads")
+    // The floor above does not write the sheet a contact-sheet tool exists for. The second floor
+    // also encodes the sheet's own pixels (masonry's pages, decoded to raw files beforehand) with
+    // libpng at zlib's fastest level and no row filters: decode plus the least an encode costs.
+    let pagesList = try rawSheetPages(of: outDir + "/process-small-files.png", outDir: outDir)
+    try interleavedAgainstFloor(stage: "process small files, decode + sheet floor", masonry: masonry,
+                                masonryArguments: [folder, "-j", "\(cores)", "-o", outDir + "/process-small-files.png", "-q"],
+                                floor: floor, floorArguments: ["png+sheet", "\(cores)", list, pagesList], runs: runs, goal: 1.0,
+                                note: "the same files; the floor also encodes the sheet's pages (libpng, zlib level 1, no filter)")
+}
+
+/// Masonry's pages of the sheet `output` (one file, or `stem-001.png` …) decoded to raw files
+/// beside them, and the list `masonry-floor png+sheet` reads ("WIDTH HEIGHT CHANNELS RAWPATH").
+func rawSheetPages(of output: String, outDir: String) throws -> String {
+    let stem = String(output.dropLast(4))
+    var files: [String] = []
+    while FileManager.default.fileExists(atPath: stem + String(format: "-%03d.png", files.count + 1)) {
+        files.append(stem + String(format: "-%03d.png", files.count + 1))
+    }
+    if files.isEmpty { files = [output] }
+    var lines: [String] = []
+    for file in files {
+        let decoder = try PNGDecoder(file: InputFile(path: file), compactOpaqueRows: true)
+        var pixels = [UInt8]()
+        pixels.reserveCapacity(decoder.header.width * decoder.header.height * decoder.rowFormat.bytesPerPixel)
+        try decoder.readRows { _, row in pixels += row }
+        let raw = file + ".raw"
+        try Data(pixels).write(to: URL(fileURLWithPath: raw))
+        lines.append("\(decoder.header.width) \(decoder.header.height) \(decoder.rowFormat.bytesPerPixel) \(raw)")
+    }
+    let list = outDir + "/process-small-files-pages.list"
+    try (lines.joined(separator: "\n") + "\n").write(toFile: list, atomically: true, encoding: .utf8)
+    return list
 }
 
 /// Goal 3: start-up as whole processes: `masonry --version`, and a sheet of one small PNG

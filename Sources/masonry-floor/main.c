@@ -6,6 +6,11 @@
 //                                     EIGHTHS/8 (the DCT scale masonry chooses, which the bench
 //                                     computes with masonry's own rule) to RGB (grey stays grey)
 //   masonry-floor png THREADS LIST    LIST lines "PATH": libpng decodes every row as 8-bit RGBA
+//   masonry-floor png+sheet THREADS LIST PAGES
+//                                     the png floor, then the least a sheet's output costs: each
+//                                     page of PAGES (lines "WIDTH HEIGHT CHANNELS RAWPATH", the
+//                                     sheet's own pixels, raw, made beforehand) encoded by libpng
+//                                     at zlib's fastest level without row filters, one page a worker
 //   masonry-floor spawn quiet|loud PATH ARGS...
 //                                     runs PATH and prints "wall user system maxrss-bytes status"
 //                                     (what masonry-bench's runChild reads). Linux carries the peak
@@ -29,6 +34,10 @@
 #include <string.h>
 #include <jpeglib.h>
 #include <png.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
 
 typedef struct {
     int eighths;          // JPEG only
@@ -41,6 +50,17 @@ static floor_kind kind;
 static floor_file *files;
 static size_t file_count;
 static atomic_size_t next_file;
+
+// png+sheet: the sheet's pages, encoded after every input is decoded.
+typedef struct {
+    unsigned width, height, channels;
+    char *path;
+} floor_page;
+
+static floor_page *pages;
+static size_t page_count;
+static atomic_size_t next_page;
+static pthread_barrier_t decoded;
 static atomic_uint_fast64_t checksum;
 static atomic_int failed;
 
@@ -145,6 +165,47 @@ static uint64_t decode_png(const floor_file *file) {
     return sum;
 }
 
+// The encoder's output is counted, not kept: writing it is not the work being measured.
+static void count_bytes(png_structp png, png_bytep data, png_size_t length) {
+    (void)data;
+    *(uint64_t *)png_get_io_ptr(png) += length;
+}
+static void flush_nothing(png_structp png) { (void)png; }
+
+static uint64_t encode_page(const floor_page *page) {
+    int fd = open(page->path, O_RDONLY | O_CLOEXEC);
+    size_t row_bytes = (size_t)page->width * page->channels, bytes = row_bytes * page->height;
+    struct stat status;
+    if (fd < 0 || fstat(fd, &status) != 0 || (size_t)status.st_size != bytes) {
+        fail(page->path, "cannot read the raw page, or its size is not WIDTH x HEIGHT x CHANNELS");
+        if (fd >= 0) close(fd);
+        return 0;
+    }
+    unsigned char *pixels = mmap(NULL, bytes, PROT_READ, MAP_PRIVATE, fd, 0);
+    close(fd);
+    if (pixels == MAP_FAILED) { fail(page->path, strerror(errno)); return 0; }
+    uint64_t written = 0;
+    png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, NULL, png_error_exit, png_silent);
+    png_infop info = png ? png_create_info_struct(png) : NULL;
+    if (png == NULL || info == NULL || setjmp(png_jmpbuf(png))) {
+        fail(page->path, "libpng failed");
+        png_destroy_write_struct(&png, &info);
+        munmap(pixels, bytes);
+        return 0;
+    }
+    png_set_write_fn(png, &written, count_bytes, flush_nothing);
+    png_set_compression_level(png, Z_BEST_SPEED);
+    png_set_filter(png, PNG_FILTER_TYPE_BASE, PNG_FILTER_NONE);
+    png_set_IHDR(png, info, page->width, page->height, 8, page->channels == 4 ? PNG_COLOR_TYPE_RGBA : PNG_COLOR_TYPE_RGB,
+                 PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_BASE, PNG_FILTER_TYPE_BASE);
+    png_write_info(png, info);
+    for (unsigned y = 0; y < page->height; y++) png_write_row(png, pixels + (size_t)y * row_bytes);
+    png_write_end(png, info);
+    png_destroy_write_struct(&png, &info);
+    munmap(pixels, bytes);
+    return written;
+}
+
 static void *worker(void *unused) {
     (void)unused;
     uint64_t sum = 0;
@@ -153,8 +214,32 @@ static void *worker(void *unused) {
         if (index >= file_count) break;
         sum += kind == FLOOR_JPEG ? decode_jpeg(&files[index]) : decode_png(&files[index]);
     }
+    if (page_count > 0) {
+        // A sheet is written once its pictures are read: every worker waits for the last decode.
+        pthread_barrier_wait(&decoded);
+        for (;;) {
+            size_t index = atomic_fetch_add(&next_page, 1);
+            if (index >= page_count) break;
+            sum += encode_page(&pages[index]);
+        }
+    }
     atomic_fetch_add(&checksum, sum);
     return NULL;
+}
+
+static int read_pages(const char *path) {
+    FILE *list = fopen(path, "r");
+    if (list == NULL) { fail(path, strerror(errno)); return -1; }
+    unsigned width, height, channels;
+    char raw[4096];
+    while (fscanf(list, "%u %u %u %4095s", &width, &height, &channels, raw) == 4) {
+        if (width == 0 || height == 0 || (channels != 3 && channels != 4)) { fail(path, "a line is not \"WIDTH HEIGHT 3|4 RAWPATH\""); break; }
+        pages = realloc(pages, (page_count + 1) * sizeof *pages);
+        pages[page_count++] = (floor_page){ width, height, channels, strdup(raw) };
+    }
+    fclose(list);
+    if (page_count == 0 && !atomic_load(&failed)) fail(path, "no page");
+    return atomic_load(&failed) ? -1 : 0;
 }
 
 static int read_list(const char *path) {
@@ -219,14 +304,17 @@ static int spawn_and_report(int quiet, char **argv) {
 
 int main(int argc, char **argv) {
     if (argc >= 4 && strcmp(argv[1], "spawn") == 0) return spawn_and_report(strcmp(argv[2], "quiet") == 0, argv + 3);
-    if (argc != 4 || (strcmp(argv[1], "jpeg") != 0 && strcmp(argv[1], "png") != 0)) {
-        fprintf(stderr, "usage: masonry-floor jpeg|png THREADS LIST | spawn quiet|loud PATH ARGS...\n");
+    int with_sheet = argc == 5 && strcmp(argv[1], "png+sheet") == 0;
+    if (!with_sheet && (argc != 4 || (strcmp(argv[1], "jpeg") != 0 && strcmp(argv[1], "png") != 0))) {
+        fprintf(stderr, "usage: masonry-floor jpeg|png THREADS LIST | png+sheet THREADS LIST PAGES | spawn quiet|loud PATH ARGS...\n");
         return 64;
     }
     kind = strcmp(argv[1], "jpeg") == 0 ? FLOOR_JPEG : FLOOR_PNG;
     int threads = atoi(argv[2]);
     if (threads < 1 || threads > 256) { fprintf(stderr, "masonry-floor: THREADS is 1...256\n"); return 64; }
     if (read_list(argv[3]) != 0) return 1;
+    if (with_sheet && read_pages(argv[4]) != 0) return 1;
+    if (with_sheet) pthread_barrier_init(&decoded, NULL, (unsigned)threads);
     pthread_t ids[256];
     for (int i = 1; i < threads; i++) pthread_create(&ids[i], NULL, worker, NULL);
     worker(NULL);
