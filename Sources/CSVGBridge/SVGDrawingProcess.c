@@ -140,16 +140,34 @@ void msvg_process_use(const char *executable) { process_executable = executable;
 
 const char *msvg_process_executable(void) { return process_executable; }
 
-/// A running child: its id and the parent's end of the socket (non-blocking, close-on-exec).
-typedef struct {
+/// A running child: its id and the parent's end of the socket (non-blocking, close-on-exec),
+/// in the list of running children.
+typedef struct drawing_child {
     pid_t pid;
     int socket;
+    struct drawing_child *next;
 } drawing_child;
+
+/// Every running child, so that the command's exit reaps them all (their CPU time then counts
+/// in the command's, as `time` and wait4 report it) whichever thread started them.
+static pthread_mutex_t children_lock = PTHREAD_MUTEX_INITIALIZER;
+static drawing_child *children;
 
 static pthread_key_t child_key;
 static pthread_once_t child_key_once = PTHREAD_ONCE_INIT;
 
-/// Kills the child (it may be drawing), reaps it and frees it.
+/// Takes `child` out of the list: 0 when another thread (the exit) already took it.
+static int unlist(drawing_child *child) {
+    pthread_mutex_lock(&children_lock);
+    drawing_child **link = &children;
+    while (*link != NULL && *link != child) link = &(*link)->next;
+    int found = *link != NULL;
+    if (found) *link = child->next;
+    pthread_mutex_unlock(&children_lock);
+    return found;
+}
+
+/// Kills an unlisted child (it may be drawing), reaps it and frees it.
 static void stop_child(drawing_child *child) {
     close(child->socket);
     kill(child->pid, SIGKILL);
@@ -157,8 +175,28 @@ static void stop_child(drawing_child *child) {
     free(child);
 }
 
-static void stop_thread_child(void *child) { stop_child(child); }
-static void make_child_key(void) { pthread_key_create(&child_key, stop_thread_child); }
+/// At a thread's end, its child.
+static void stop_thread_child(void *child) {
+    if (unlist(child)) stop_child(child);
+}
+
+/// At the process's exit, every child left.
+static void stop_all_children(void) {
+    pthread_mutex_lock(&children_lock);
+    drawing_child *left = children;
+    children = NULL;
+    pthread_mutex_unlock(&children_lock);
+    while (left != NULL) {
+        drawing_child *next = left->next;
+        stop_child(left);
+        left = next;
+    }
+}
+
+static void make_child_key(void) {
+    pthread_key_create(&child_key, stop_thread_child);
+    atexit(stop_all_children);
+}
 
 /// Starts a child of `executable` with its end of a new socket pair as standard input.
 static drawing_child *start_child(const char *executable, mb_message *message) {
@@ -198,6 +236,10 @@ static drawing_child *start_child(const char *executable, mb_message *message) {
     fcntl(ends[0], F_SETFL, fcntl(ends[0], F_GETFL) | O_NONBLOCK);
     child->pid = pid;
     child->socket = ends[0];
+    pthread_mutex_lock(&children_lock);
+    child->next = children;
+    children = child;
+    pthread_mutex_unlock(&children_lock);
     return child;
 }
 
@@ -235,7 +277,7 @@ static transfer_result transfer(int fd, void *buffer, size_t count, int sending,
     return MOVED;
 }
 
-/// Why a child that closed its socket ended (it is reaped here).
+/// Why an unlisted child that closed its socket ended (it is reaped here).
 static void report_end(drawing_child *child, mb_message *message) {
     close(child->socket);
     int status = 0;
@@ -271,6 +313,7 @@ mb_status msvg_process_draw(const char *executable, const uint8_t *bytes, size_t
     if (result == MOVED && reply.status == MB_OK) result = transfer(child->socket, rgba, (size_t)width * height * 4, 0, &deadline);
     if (result != MOVED) {
         pthread_setspecific(child_key, NULL);
+        unlist(child);
         if (result == LATE) {
             stop_child(child);
             mb_message_set(message, "drawing the SVG took longer than %u s", deadline_seconds);
