@@ -48,16 +48,19 @@ public enum SVGDrawingProcess {
     /// child of `executable`: librsvg's reading of the root and straight RGBA rows, top row first.
     static func draw(_ bytes: [UInt8], executable: UnsafePointer<CChar>, naturalWidth: Double, naturalHeight: Double, width: Int, height: Int)
         throws(ImageError) -> (intrinsic: msvg_intrinsic, pixels: [UInt8]) {
-        var pixels = [UInt8](repeating: 0, count: try SVGLibrary.canvasBytes(width: width, height: height))
+        let count = try SVGLibrary.canvasBytes(width: width, height: height)
         var intrinsic = msvg_intrinsic()
         var message = mb_message()
+        var status = MB_OK
         let deadline = deadlineSeconds(width: width, height: height)
         let bound = memoryBound(fileBytes: bytes.count, width: width, height: height)
-        let status = bytes.withUnsafeBufferPointer { source in
-            pixels.withUnsafeMutableBufferPointer { rows in
+        // Not zeroed first: every byte is the child's on success, and the rows are dropped otherwise.
+        let pixels = [UInt8](unsafeUninitializedCapacity: count) { rows, initialized in
+            status = bytes.withUnsafeBufferPointer { source in
                 msvg_process_draw(executable, source.baseAddress, source.count, naturalWidth, naturalHeight, UInt32(width), UInt32(height),
                                   UInt32(deadline), UInt64(bound), &intrinsic, rows.baseAddress, &message)
             }
+            initialized = count
         }
         guard status == MB_OK else { throw ImageError(bridge: status, message: message, fallback: "librsvg cannot draw the SVG") }
         return (intrinsic, pixels)

@@ -19,6 +19,26 @@ import Testing
         return output
     }
 
+    /// Every colour under every alpha (a 256×256 picture: colour by column, alpha by row), as
+    /// the resampler premultiplies and rounds it.
+    @Test func everyColourAndAlphaPassesThroughAsTheResamplerEmitsIt() {
+        var rows: [UInt8] = []
+        for alpha in 0..<256 {
+            for colour in 0..<256 { rows += [UInt8(colour), UInt8(255 - colour), UInt8(colour / 2), UInt8(alpha)] }
+        }
+        let resampled = Self.scaled(StreamingResampler(sourceWidth: 256, sourceHeight: 256, targetWidth: 256, targetHeight: 256, sourceFormat: .rgba8),
+                                    rows: rows, width: 256, height: 256, format: .rgba8)
+        let passed = Self.scaled(NearestNeighbourScaler(sourceWidth: 256, sourceHeight: 256, targetWidth: 256, targetHeight: 256, sourceFormat: .rgba8),
+                                 rows: rows, width: 256, height: 256, format: .rgba8)
+        let expected = rows.indices.map { (index: Int) -> UInt8 in
+            if index % 4 == 3 { return rows[index] }
+            let product = Int(rows[index]) * Int(rows[index | 3])
+            return UInt8((product + 127) / 255)
+        }
+        #expect(resampled == expected)
+        #expect(passed == expected)
+    }
+
     @Test(arguments: [PixelFormat.rgba8, .opaqueRGBA8, .rgb8, .grey8])
     func thePassThroughIsTheResamplersOutput(format: PixelFormat) {
         let seed = SplitMix64.testSeed
