@@ -140,23 +140,46 @@ void msvg_process_use(const char *executable) { process_executable = executable;
 
 const char *msvg_process_executable(void) { return process_executable; }
 
-/// A running child: its id and the parent's end of the socket (non-blocking, close-on-exec),
-/// in the list of running children.
+/// A running child: its id, the parent's end of the socket (non-blocking, close-on-exec), and
+/// whether it waits for a drawing.
 typedef struct drawing_child {
     pid_t pid;
     int socket;
+    int idle;
     struct drawing_child *next;
 } drawing_child;
 
-/// Every running child, so that the command's exit reaps them all (their CPU time then counts
-/// in the command's, as `time` and wait4 report it) whichever thread started them.
+/// Every running child: a drawing takes an idle one (or has one started), and gives it back
+/// after; the command's exit reaps them all (their CPU time then counts in the command's, as
+/// `time` and wait4 report it).
 static pthread_mutex_t children_lock = PTHREAD_MUTEX_INITIALIZER;
 static drawing_child *children;
 
-static pthread_key_t child_key;
-static pthread_once_t child_key_once = PTHREAD_ONCE_INIT;
+static void list_child(drawing_child *child) {
+    pthread_mutex_lock(&children_lock);
+    child->idle = 0;
+    child->next = children;
+    children = child;
+    pthread_mutex_unlock(&children_lock);
+}
 
-/// Takes `child` out of the list: 0 when another thread (the exit) already took it.
+/// An idle child, now busy; NULL when every child draws.
+static drawing_child *take_idle_child(void) {
+    pthread_mutex_lock(&children_lock);
+    drawing_child *child = children;
+    while (child != NULL && !child->idle) child = child->next;
+    if (child != NULL) child->idle = 0;
+    pthread_mutex_unlock(&children_lock);
+    return child;
+}
+
+static void give_back(drawing_child *child) {
+    pthread_mutex_lock(&children_lock);
+    child->idle = 1;
+    pthread_mutex_unlock(&children_lock);
+}
+
+/// Takes `child` out of the list: 0 when the exit already took it.
 static int unlist(drawing_child *child) {
     pthread_mutex_lock(&children_lock);
     drawing_child **link = &children;
@@ -175,11 +198,6 @@ static void stop_child(drawing_child *child) {
     free(child);
 }
 
-/// At a thread's end, its child.
-static void stop_thread_child(void *child) {
-    if (unlist(child)) stop_child(child);
-}
-
 /// At the process's exit, every child left.
 static void stop_all_children(void) {
     pthread_mutex_lock(&children_lock);
@@ -191,11 +209,6 @@ static void stop_all_children(void) {
         stop_child(left);
         left = next;
     }
-}
-
-static void make_child_key(void) {
-    pthread_key_create(&child_key, stop_thread_child);
-    atexit(stop_all_children);
 }
 
 /// Starts a child of `executable` with its end of a new socket pair as standard input.
@@ -236,10 +249,6 @@ static drawing_child *start_child(const char *executable, mb_message *message) {
     fcntl(ends[0], F_SETFL, fcntl(ends[0], F_GETFL) | O_NONBLOCK);
     child->pid = pid;
     child->socket = ends[0];
-    pthread_mutex_lock(&children_lock);
-    child->next = children;
-    children = child;
-    pthread_mutex_unlock(&children_lock);
     return child;
 }
 
@@ -291,17 +300,73 @@ static void report_end(drawing_child *child, mb_message *message) {
     free(child);
 }
 
+// Children are started by one thread that lives as long as the process: PR_SET_PDEATHSIG kills a
+// child when the *thread* that started it ends, and the sheet's workers end with each page.
+static pthread_mutex_t spawn_turn = PTHREAD_MUTEX_INITIALIZER;   // one request at a time
+static pthread_mutex_t spawn_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t spawn_changed = PTHREAD_COND_INITIALIZER;
+static struct {
+    const char *executable;
+    int asked, answered;
+    drawing_child *child;
+    mb_message message;
+} spawn;
+static pthread_once_t spawner_once = PTHREAD_ONCE_INIT;
+static int spawner_missing;
+
+static void *spawner_main(void *unused) {
+    (void)unused;
+    pthread_mutex_lock(&spawn_lock);
+    for (;;) {
+        while (!spawn.asked) pthread_cond_wait(&spawn_changed, &spawn_lock);
+        spawn.asked = 0;
+        mb_message_clear(&spawn.message);
+        spawn.child = start_child(spawn.executable, &spawn.message);
+        if (spawn.child != NULL) list_child(spawn.child);
+        spawn.answered = 1;
+        pthread_cond_broadcast(&spawn_changed);
+    }
+    return NULL;
+}
+
+static void start_spawner(void) {
+    pthread_attr_t attributes;
+    pthread_attr_init(&attributes);
+    pthread_attr_setdetachstate(&attributes, PTHREAD_CREATE_DETACHED);
+    pthread_t thread;
+    spawner_missing = pthread_create(&thread, &attributes, spawner_main, NULL);
+    pthread_attr_destroy(&attributes);
+    atexit(stop_all_children);
+}
+
+/// A new busy child of `executable`, started by the spawner thread; NULL with the reason.
+static drawing_child *spawn_child(const char *executable, mb_message *message) {
+    pthread_once(&spawner_once, start_spawner);
+    if (spawner_missing) {
+        mb_message_set(message, "cannot start the SVG drawing process: %s", strerror(spawner_missing));
+        return NULL;
+    }
+    pthread_mutex_lock(&spawn_turn);
+    pthread_mutex_lock(&spawn_lock);
+    spawn.executable = executable;
+    spawn.answered = 0;
+    spawn.asked = 1;
+    pthread_cond_broadcast(&spawn_changed);
+    while (!spawn.answered) pthread_cond_wait(&spawn_changed, &spawn_lock);
+    drawing_child *child = spawn.child;
+    if (child == NULL) *message = spawn.message;
+    pthread_mutex_unlock(&spawn_lock);
+    pthread_mutex_unlock(&spawn_turn);
+    return child;
+}
+
 mb_status msvg_process_draw(const char *executable, const uint8_t *bytes, size_t count, double natural_width, double natural_height,
                             uint32_t width, uint32_t height, uint32_t deadline_seconds, uint64_t memory_bytes,
                             msvg_intrinsic *intrinsic, uint8_t *rgba, mb_message *message) {
     if (executable == NULL || bytes == NULL || rgba == NULL || intrinsic == NULL) return MB_USAGE;
-    pthread_once(&child_key_once, make_child_key);
-    drawing_child *child = pthread_getspecific(child_key);
-    if (child == NULL) {
-        child = start_child(executable, message);
-        if (child == NULL) return MB_UNSUPPORTED;
-        pthread_setspecific(child_key, child);
-    }
+    drawing_child *child = take_idle_child();
+    if (child == NULL) child = spawn_child(executable, message);
+    if (child == NULL) return MB_UNSUPPORTED;
     struct timespec deadline;
     clock_gettime(CLOCK_MONOTONIC, &deadline);
     deadline.tv_sec += deadline_seconds;
@@ -312,7 +377,6 @@ mb_status msvg_process_draw(const char *executable, const uint8_t *bytes, size_t
     if (result == MOVED) result = transfer(child->socket, &reply, sizeof reply, 0, &deadline);
     if (result == MOVED && reply.status == MB_OK) result = transfer(child->socket, rgba, (size_t)width * height * 4, 0, &deadline);
     if (result != MOVED) {
-        pthread_setspecific(child_key, NULL);
         unlist(child);
         if (result == LATE) {
             stop_child(child);
@@ -322,6 +386,7 @@ mb_status msvg_process_draw(const char *executable, const uint8_t *bytes, size_t
         report_end(child, message);
         return MB_MALFORMED;
     }
+    give_back(child);
     *intrinsic = reply.intrinsic;
     reply.message.text[sizeof reply.message.text - 1] = 0;
     *message = reply.message;

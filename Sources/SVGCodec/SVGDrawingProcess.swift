@@ -6,9 +6,10 @@ import CodecCore
 /// bound (librsvg 2.54 cannot be interrupted in process). The command turns it on once at start
 /// (`use(executable:)`); a library user, the tests and the fuzz harness draw in process.
 ///
-/// Each worker thread that draws an SVG keeps one child (its own executable run with
-/// `argument`), reused from one SVG to the next; a drawing past its deadline is stopped (the
-/// child killed, the next SVG starts another) and the file skipped with the reason.
+/// A drawing takes an idle child (the command's own executable run with `argument`) or starts
+/// one, so there are as many as drawings at once, reused from one SVG and one page to the next;
+/// a drawing past its deadline is stopped (the child killed, another started when needed) and
+/// the file skipped with the reason.
 public enum SVGDrawingProcess {
     /// The hidden argument that makes the command a drawing process.
     public static let argument = MSVG_PROCESS_ARGUMENT
@@ -44,8 +45,8 @@ public enum SVGDrawingProcess {
     /// and a blur.
     public static let baseAddressSpace = 512 << 20
 
-    /// `bytes` (read and scanned by the caller) drawn at `width` × `height` by this thread's
-    /// child of `executable`: librsvg's reading of the root and straight RGBA rows, top row first.
+    /// `bytes` (read and scanned by the caller) drawn at `width` × `height` by an idle child (or
+    /// a new child of `executable`): librsvg's reading of the root and straight RGBA rows, top row first.
     static func draw(_ bytes: [UInt8], executable: UnsafePointer<CChar>, naturalWidth: Double, naturalHeight: Double, width: Int, height: Int)
         throws(ImageError) -> (intrinsic: msvg_intrinsic, pixels: [UInt8]) {
         let count = try SVGLibrary.canvasBytes(width: width, height: height)

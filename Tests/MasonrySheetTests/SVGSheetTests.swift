@@ -187,4 +187,19 @@ import Glibc
         #expect(lines.contains("masonry: skipped in/a-slow.svg: librsvg ended by signal 11 (SIGSEGV) while drawing the SVG"), "\(errorText)")
         #expect(lines.last?.contains("1 image, 1 skipped") == true, "\(errorText)")
     }
+
+    /// A drawing process is reused from one SVG and one page to the next (the workers end with
+    /// each page; the processes do not): six SVGs over several pages with one worker start one
+    /// (the dynamic loader writes one log a process with LD_DEBUG_OUTPUT).
+    @Test func oneDrawingProcessServesEveryPage() throws {
+        let folder = TemporaryFolder()
+        try FileManager.default.createDirectory(atPath: folder.file("in"), withIntermediateDirectories: true)
+        for index in 0..<6 { try FileManager.default.copyItem(atPath: Self.sample.path, toPath: folder.file("in/\(index).svg")) }
+        let run = try MasonryExecutable.run(["in", "-o", "s.png", "--page-height", "400", "--width", "300", "--columns", "1", "--jobs", "1"],
+                                            in: folder.path, environment: ["LD_DEBUG": "files", "LD_DEBUG_OUTPUT": folder.file("loads")])
+        #expect(run.status == 0, "stderr: \(run.standardError)")
+        #expect(run.errorLines.last.map { $0.hasPrefix("masonry: wrote ") && $0.contains(" pages ") } == true, "\(run.standardError)")
+        let logs = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasPrefix("loads.") }
+        #expect(logs.count == 2, "the command and one drawing process: \(logs)")
+    }
 }

@@ -5,10 +5,11 @@
 // interrupted in process). The command starts its own executable again with the one argument
 // MSVG_PROCESS_ARGUMENT, its end of a socket pair as standard input, /dev/null as standard output
 // and error, and no other descriptor; the child then loads librsvg and serves requests until the
-// socket closes. Each worker thread that draws an SVG has its own child, reused from one SVG to
-// the next, killed (SIGKILL) when a drawing passes its deadline, ends by a signal, or the thread
-// ends; the next SVG starts a new one. A child dies with its parent (PR_SET_PDEATHSIG) and draws
-// under an address-space bound (RLIMIT_AS) set for each request.
+// socket closes. A drawing takes an idle child, or has one started (by one thread that lives as
+// long as the process), so there are as many children as drawings at once, reused from one SVG
+// and one page to the next; a child is killed (SIGKILL) when a drawing passes its deadline, and
+// replaced when it ends by a signal. A child dies with its parent (PR_SET_PDEATHSIG) and draws
+// under an address-space bound (RLIMIT_AS) set for each request; the exit reaps every child.
 //
 // A request is the bytes Masonry read and checked (SVGHeader, SVGDocumentScan run in the parent)
 // and the size to draw; the reply is msvg_document_load's and msvg_document_render's result:
@@ -32,8 +33,8 @@ void msvg_process_use(const char *executable);
 /// The executable given to msvg_process_use, or NULL: SVGs are drawn in this process.
 const char *msvg_process_executable(void);
 
-/// Loads and draws `count` bytes of SVG in this thread's child (a child of `executable`,
-/// started on this thread's first drawing or after a failure), as msvg_document_load then msvg_document_render do, within `deadline_seconds` and an
+/// Loads and draws `count` bytes of SVG in an idle child (or a new child of `executable`: one
+/// process holds the children of one executable), as msvg_document_load then msvg_document_render do, within `deadline_seconds` and an
 /// address space (RLIMIT_AS) of `memory_bytes`. `intrinsic` gets
 /// librsvg's reading of the root; `rgba` width × height × 4 bytes. Returns the child's status and
 /// words; MB_LIMIT with "drawing the SVG took longer than N s" when the deadline passed;
