@@ -179,7 +179,7 @@ let package = Package(
         .target(name: "MasonryCLI", dependencies: ["CodecCore", "MasonrySheet", "BitmapText", "ImageDiff", "CompareConfig", "WorkerThreads"]),
         // Thumbnails kept between runs (issue #15); CRC-32 from libdeflate.
         .target(name: "TileCache", dependencies: ["CLibDeflate", "WorkerThreads"]),
-        .executableTarget(name: "masonry", dependencies: ["MasonryCLI", "MasonrySheet"]),
+        .executableTarget(name: "masonry", dependencies: ["MasonryCLI", "MasonrySheet", "SVGCodec"]),
         .executableTarget(name: "masonry-bench", dependencies: ["CodecCore", "ColorManagement", "MasonrySheet", "PNGCodec", "JPEGCodec", "TIFFCodec", "RAWCodec", "SVGCodec", "JXLCodec", "WaterfallLayout", "Raster", "SeededRandom", "WorkerThreads", "BitmapText"]),
         // The decode floors masonry-bench times as whole processes (issue #34): C, libjpeg-turbo and libpng alone.
         .executableTarget(name: "masonry-floor", linkerSettings: [.linkedLibrary("jpeg"), .linkedLibrary("png16"), .linkedLibrary("pthread")]),

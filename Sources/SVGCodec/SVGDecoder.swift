@@ -10,7 +10,9 @@ import Raster
 /// rsvg-convert `--width --height` does, over a transparent canvas; rows are straight-alpha RGBA.
 ///
 /// Before librsvg sees a byte, Masonry reads the header (`SVGHeader`) and scans the whole file
-/// (`SVGDocumentScan`), at most `SVGHeader.maxFileBytes`.
+/// (`SVGDocumentScan`), at most `SVGHeader.maxFileBytes`. In the command, librsvg draws in a
+/// child process with a deadline and a memory bound (`SVGDrawingProcess`); elsewhere (a library
+/// user, the tests, the fuzz harness) in this process.
 public final class SVGDecoder: RowSource {
     public let header: SVGHeader
     public let width: Int
@@ -30,11 +32,16 @@ public final class SVGDecoder: RowSource {
         height = requestedHeight > 0 ? requestedHeight : header.height
         if let refusal = limits.refusal(width: width, height: height) { throw refusal }
         _ = try SVGDocumentScan(bytes: bytes[...], rootOffset: header.rootOffset, entities: header.entities)
-        let document = try SVGLibrary.Document(bytes: bytes)
-        guard document.naturalSize == header.naturalSize else {
-            throw ImageError(.unsupported, "librsvg reads the SVG's size as \(document.naturalSize), Masonry's header as \(header.naturalSize)")
+        if let executable = SVGDrawingProcess.executable {
+            let drawing = try SVGDrawingProcess.draw(bytes, executable: executable, naturalWidth: header.naturalWidth, naturalHeight: header.naturalHeight,
+                                                     width: width, height: height)
+            try Self.check(librsvgSize: drawing.intrinsic.naturalSize, header: header)
+            pixels = drawing.pixels
+        } else {
+            let document = try SVGLibrary.Document(bytes: bytes)
+            try Self.check(librsvgSize: document.naturalSize, header: header)
+            pixels = try document.render(naturalWidth: header.naturalWidth, naturalHeight: header.naturalHeight, width: width, height: height)
         }
-        pixels = try document.render(naturalWidth: header.naturalWidth, naturalHeight: header.naturalHeight, width: width, height: height)
         cursor = RowCursor(height: height)
     }
 
@@ -46,6 +53,13 @@ public final class SVGDecoder: RowSource {
     }
 
     public var rowsStarted: Bool { cursor.started }
+
+    /// librsvg must lay the document out at the size the header read (the sheet planned with it).
+    private static func check(librsvgSize: SVGNaturalSize, header: SVGHeader) throws(ImageError) {
+        guard librsvgSize == header.naturalSize else {
+            throw ImageError(.unsupported, "librsvg reads the SVG's size as \(librsvgSize), Masonry's header as \(header.naturalSize)")
+        }
+    }
 
     /// librsvg's version as it runs, for the thumbnail cache key (loads librsvg).
     public static var libraryVersion: String { "librsvg \(String(cString: msvg_library_version()))" }
@@ -80,6 +94,15 @@ public struct SVGNaturalSize: Equatable, CustomStringConvertible, Sendable {
 
 /// The calls into CSVGBridge.
 public enum SVGLibrary {
+    /// The bytes of straight RGBA rows of `width` × `height`, refused past cairo's sides.
+    static func canvasBytes(width: Int, height: Int) throws(ImageError) -> Int {
+        let (count, overflow) = width.multipliedReportingOverflow(by: height * 4)
+        guard !overflow, width <= SVGHeader.maxSide, height <= SVGHeader.maxSide else {
+            throw ImageError(.limitExceeded, "cannot render an SVG at \(width)×\(height)")
+        }
+        return count
+    }
+
     /// One librsvg document, parsed from bytes Masonry read; freed on deinit.
     public final class Document {
         private let document: OpaquePointer
@@ -105,37 +128,16 @@ public enum SVGLibrary {
         deinit { msvg_document_destroy(document) }
 
         /// The root's width, height and viewBox as librsvg read them, in Masonry's types.
-        public var rootWidth: SVGLength? { length(intrinsic.has_width, intrinsic.width) }
-        public var rootHeight: SVGLength? { length(intrinsic.has_height, intrinsic.height) }
+        public var rootWidth: SVGLength? { intrinsic.rootWidth }
+        public var rootHeight: SVGLength? { intrinsic.rootHeight }
         /// `rsvg_handle_get_intrinsic_size_in_pixels`, nil when librsvg cannot tell.
-        public var sizeInPixels: (width: Double, height: Double)? {
-            intrinsic.has_pixel_size != 0 ? (intrinsic.pixel_width, intrinsic.pixel_height) : nil
-        }
-
-        private func length(_ present: Int32, _ length: msvg_length) -> SVGLength? {
-            guard present != 0, let unit = SVGLength.Unit(rawValue: Int(length.unit)) else { return nil }
-            return SVGLength(value: length.value, unit: unit)
-        }
-
-        /// The size librsvg lays the document out at: its size in pixels, else rsvg-convert's
-        /// viewBox fallback (`SVGHeader.intrinsicSize` over librsvg's reading of the root), else
-        /// `SVGHeader.defaultSize`.
-        public var naturalSize: SVGNaturalSize {
-            if let pixels = sizeInPixels { return SVGNaturalSize(width: pixels.width, height: pixels.height) }
-            let box = intrinsic.has_viewbox != 0
-                ? SVGViewBox(x: intrinsic.viewbox_x, y: intrinsic.viewbox_y, width: intrinsic.viewbox_width, height: intrinsic.viewbox_height)
-                : nil
-            let size = SVGHeader.intrinsicSize(width: rootWidth, height: rootHeight, viewBox: box) ?? SVGHeader.defaultSize
-            return SVGNaturalSize(width: size.width, height: size.height)
-        }
+        public var sizeInPixels: (width: Double, height: Double)? { intrinsic.sizeInPixels }
+        /// The size librsvg lays the document out at (`msvg_intrinsic.naturalSize`).
+        public var naturalSize: SVGNaturalSize { intrinsic.naturalSize }
 
         /// The document drawn at `width` × `height`: straight RGBA, top row first.
         public func render(naturalWidth: Double, naturalHeight: Double, width: Int, height: Int) throws(ImageError) -> [UInt8] {
-            let (count, overflow) = width.multipliedReportingOverflow(by: height * 4)
-            guard !overflow, width <= SVGHeader.maxSide, height <= SVGHeader.maxSide else {
-                throw ImageError(.limitExceeded, "cannot render an SVG at \(width)×\(height)")
-            }
-            var pixels = [UInt8](repeating: 0, count: count)
+            var pixels = [UInt8](repeating: 0, count: try SVGLibrary.canvasBytes(width: width, height: height))
             let status = pixels.withUnsafeMutableBufferPointer { buffer in
                 msvg_document_render(document, naturalWidth, naturalHeight, UInt32(width), UInt32(height), buffer.baseAddress)
             }
@@ -144,5 +146,30 @@ public enum SVGLibrary {
             }
             return pixels
         }
+    }
+}
+
+/// librsvg's reading of the root (in this process or a drawing process), in Masonry's types.
+extension msvg_intrinsic {
+    public var rootWidth: SVGLength? { Self.length(has_width, width) }
+    public var rootHeight: SVGLength? { Self.length(has_height, height) }
+    /// `rsvg_handle_get_intrinsic_size_in_pixels`, nil when librsvg cannot tell.
+    public var sizeInPixels: (width: Double, height: Double)? {
+        has_pixel_size != 0 ? (pixel_width, pixel_height) : nil
+    }
+
+    private static func length(_ present: Int32, _ length: msvg_length) -> SVGLength? {
+        guard present != 0, let unit = SVGLength.Unit(rawValue: Int(length.unit)) else { return nil }
+        return SVGLength(value: length.value, unit: unit)
+    }
+
+    /// The size librsvg lays the document out at: its size in pixels, else rsvg-convert's
+    /// viewBox fallback (`SVGHeader.intrinsicSize` over librsvg's reading of the root), else
+    /// `SVGHeader.defaultSize`.
+    public var naturalSize: SVGNaturalSize {
+        if let pixels = sizeInPixels { return SVGNaturalSize(width: pixels.width, height: pixels.height) }
+        let box = has_viewbox != 0 ? SVGViewBox(x: viewbox_x, y: viewbox_y, width: viewbox_width, height: viewbox_height) : nil
+        let size = SVGHeader.intrinsicSize(width: rootWidth, height: rootHeight, viewBox: box) ?? SVGHeader.defaultSize
+        return SVGNaturalSize(width: size.width, height: size.height)
     }
 }

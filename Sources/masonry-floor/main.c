@@ -11,6 +11,9 @@
 //                                     page of PAGES (lines "WIDTH HEIGHT CHANNELS RAWPATH", the
 //                                     sheet's own pixels, raw, made beforehand) encoded by libpng
 //                                     at zlib's fastest level without row filters, one page a worker
+//   masonry-floor svg THREADS LIST    LIST lines "WIDTH HEIGHT PATH": librsvg (loaded once at start,
+//                                     as rsvg-convert links it) parses PATH and draws it scaled to
+//                                     WIDTH × HEIGHT (the tile masonry gave it) on a cairo canvas
 //   masonry-floor spawn quiet|loud PATH ARGS...
 //                                     runs PATH and prints "wall user system maxrss-bytes status"
 //                                     (what masonry-bench's runChild reads). Linux carries the peak
@@ -20,6 +23,7 @@
 //
 // THREADS workers take files in list order from one counter. The rows are discarded after a
 // checksum that is printed, so no decode can be optimised away. Exit 1 on any failure.
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -41,10 +45,11 @@
 
 typedef struct {
     int eighths;          // JPEG only
+    int width, height;    // SVG only
     char *path;
 } floor_file;
 
-typedef enum { FLOOR_JPEG, FLOOR_PNG } floor_kind;
+typedef enum { FLOOR_JPEG, FLOOR_PNG, FLOOR_SVG } floor_kind;
 
 static floor_kind kind;
 static floor_file *files;
@@ -206,13 +211,100 @@ static uint64_t encode_page(const floor_page *page) {
     return written;
 }
 
+// librsvg 2.54 and the cairo and GLib functions it needs, resolved from librsvg-2.so.2 (and
+// its dependencies) with dlopen, so the other floors do not load it.
+typedef struct { double length; int unit; } rsvg_length;
+typedef struct { double x, y, width, height; } rsvg_rectangle;
+static struct {
+    void *(*handle_new_from_data)(const uint8_t *, size_t, void **);
+    void (*handle_set_dpi)(void *, double);
+    int (*handle_get_intrinsic_size_in_pixels)(void *, double *, double *);
+    void (*handle_get_intrinsic_dimensions)(void *, int *, rsvg_length *, int *, rsvg_length *, int *, rsvg_rectangle *);
+    int (*handle_render_document)(void *, void *, const rsvg_rectangle *, void **);
+    void (*object_unref)(void *);
+    void (*error_free)(void *);
+    void *(*image_surface_create)(int, int, int);
+    unsigned char *(*image_surface_get_data)(void *);
+    void (*surface_flush)(void *);
+    void (*surface_destroy)(void *);
+    void *(*create)(void *);
+    void (*scale)(void *, double, double);
+    void (*destroy)(void *);
+} rsvg;
+
+static int load_librsvg(void) {
+    void *library = dlopen("librsvg-2.so.2", RTLD_NOW | RTLD_LOCAL);
+    if (library == NULL) { fail("librsvg-2.so.2", dlerror()); return -1; }
+    struct { void **slot; const char *name; } symbols[] = {
+        { (void **)&rsvg.handle_new_from_data, "rsvg_handle_new_from_data" },
+        { (void **)&rsvg.handle_set_dpi, "rsvg_handle_set_dpi" },
+        { (void **)&rsvg.handle_get_intrinsic_size_in_pixels, "rsvg_handle_get_intrinsic_size_in_pixels" },
+        { (void **)&rsvg.handle_get_intrinsic_dimensions, "rsvg_handle_get_intrinsic_dimensions" },
+        { (void **)&rsvg.handle_render_document, "rsvg_handle_render_document" },
+        { (void **)&rsvg.object_unref, "g_object_unref" },
+        { (void **)&rsvg.error_free, "g_error_free" },
+        { (void **)&rsvg.image_surface_create, "cairo_image_surface_create" },
+        { (void **)&rsvg.image_surface_get_data, "cairo_image_surface_get_data" },
+        { (void **)&rsvg.surface_flush, "cairo_surface_flush" },
+        { (void **)&rsvg.surface_destroy, "cairo_surface_destroy" },
+        { (void **)&rsvg.create, "cairo_create" },
+        { (void **)&rsvg.scale, "cairo_scale" },
+        { (void **)&rsvg.destroy, "cairo_destroy" },
+    };
+    for (size_t i = 0; i < sizeof symbols / sizeof symbols[0]; i++) {
+        *symbols[i].slot = dlsym(library, symbols[i].name);
+        if (*symbols[i].slot == NULL) { fail(symbols[i].name, "not in librsvg-2.so.2 or its libraries"); return -1; }
+    }
+    return 0;
+}
+
+static uint64_t draw_svg(const floor_file *file) {
+    FILE *stream = fopen(file->path, "rb");
+    if (stream == NULL) { fail(file->path, strerror(errno)); return 0; }
+    uint8_t *bytes = NULL;
+    size_t count = 0, capacity = 0;
+    for (;;) {
+        if (count == capacity) { capacity = capacity ? capacity * 2 : 65536; bytes = realloc(bytes, capacity); }
+        size_t got = fread(bytes + count, 1, capacity - count, stream);
+        if (got == 0) break;
+        count += got;
+    }
+    fclose(stream);
+    void *error = NULL;
+    void *handle = rsvg.handle_new_from_data(bytes, count, &error);
+    free(bytes);
+    if (handle == NULL) { fail(file->path, "librsvg cannot read it"); if (error) rsvg.error_free(error); return 0; }
+    rsvg.handle_set_dpi(handle, 96.0);
+    // The natural size as rsvg-convert takes it: in pixels, else the viewBox's, else 300×150.
+    double natural_width = 300, natural_height = 150;
+    if (!rsvg.handle_get_intrinsic_size_in_pixels(handle, &natural_width, &natural_height)) {
+        int has_width, has_height, has_viewbox;
+        rsvg_length width, height;
+        rsvg_rectangle viewbox;
+        rsvg.handle_get_intrinsic_dimensions(handle, &has_width, &width, &has_height, &height, &has_viewbox, &viewbox);
+        if (has_viewbox && viewbox.width > 0 && viewbox.height > 0) { natural_width = viewbox.width; natural_height = viewbox.height; }
+        else { natural_width = 300; natural_height = 150; }
+    }
+    void *surface = rsvg.image_surface_create(0 /* CAIRO_FORMAT_ARGB32 */, file->width, file->height);
+    void *cr = rsvg.create(surface);
+    rsvg.scale(cr, file->width / natural_width, file->height / natural_height);
+    rsvg_rectangle viewport = { 0, 0, natural_width, natural_height };
+    if (!rsvg.handle_render_document(handle, cr, &viewport, &error)) { fail(file->path, "librsvg cannot draw it"); if (error) rsvg.error_free(error); }
+    rsvg.destroy(cr);
+    rsvg.surface_flush(surface);
+    uint64_t sum = rsvg.image_surface_get_data(surface)[(size_t)file->width * file->height * 4 - 1];
+    rsvg.surface_destroy(surface);
+    rsvg.object_unref(handle);
+    return sum;
+}
+
 static void *worker(void *unused) {
     (void)unused;
     uint64_t sum = 0;
     for (;;) {
         size_t index = atomic_fetch_add(&next_file, 1);
         if (index >= file_count) break;
-        sum += kind == FLOOR_JPEG ? decode_jpeg(&files[index]) : decode_png(&files[index]);
+        sum += kind == FLOOR_JPEG ? decode_jpeg(&files[index]) : kind == FLOOR_PNG ? decode_png(&files[index]) : draw_svg(&files[index]);
     }
     if (page_count > 0) {
         // A sheet is written once its pictures are read: every worker waits for the last decode.
@@ -264,6 +356,15 @@ static int read_list(const char *path) {
             if (file->eighths < 1 || file->eighths > 8 || *path_start != ' ') { fail(path, "a line is not \"EIGHTHS PATH\""); break; }
             path_start++;
         }
+        if (kind == FLOOR_SVG) {
+            int consumed = 0;
+            if (sscanf(line, "%d %d %n", &file->width, &file->height, &consumed) != 2 || consumed == 0
+                || file->width < 1 || file->height < 1 || file->width > 32767 || file->height > 32767) {
+                fail(path, "a line is not \"WIDTH HEIGHT PATH\"");
+                break;
+            }
+            path_start = line + consumed;
+        }
         file->path = strdup(path_start);
     }
     free(line);
@@ -305,11 +406,12 @@ static int spawn_and_report(int quiet, char **argv) {
 int main(int argc, char **argv) {
     if (argc >= 4 && strcmp(argv[1], "spawn") == 0) return spawn_and_report(strcmp(argv[2], "quiet") == 0, argv + 3);
     int with_sheet = argc == 5 && strcmp(argv[1], "png+sheet") == 0;
-    if (!with_sheet && (argc != 4 || (strcmp(argv[1], "jpeg") != 0 && strcmp(argv[1], "png") != 0))) {
-        fprintf(stderr, "usage: masonry-floor jpeg|png THREADS LIST | png+sheet THREADS LIST PAGES | spawn quiet|loud PATH ARGS...\n");
+    if (!with_sheet && (argc != 4 || (strcmp(argv[1], "jpeg") != 0 && strcmp(argv[1], "png") != 0 && strcmp(argv[1], "svg") != 0))) {
+        fprintf(stderr, "usage: masonry-floor jpeg|png|svg THREADS LIST | png+sheet THREADS LIST PAGES | spawn quiet|loud PATH ARGS...\n");
         return 64;
     }
-    kind = strcmp(argv[1], "jpeg") == 0 ? FLOOR_JPEG : FLOOR_PNG;
+    kind = strcmp(argv[1], "jpeg") == 0 ? FLOOR_JPEG : strcmp(argv[1], "svg") == 0 ? FLOOR_SVG : FLOOR_PNG;
+    if (kind == FLOOR_SVG && load_librsvg() != 0) return 1;
     int threads = atoi(argv[2]);
     if (threads < 1 || threads > 256) { fprintf(stderr, "masonry-floor: THREADS is 1...256\n"); return 64; }
     if (read_list(argv[3]) != 0) return 1;

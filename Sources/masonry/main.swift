@@ -1,9 +1,15 @@
 import MasonryCLI
 import MasonrySheet
+import SVGCodec
 #if canImport(Glibc)
 import Glibc
 #endif
 
+// A child the command started to draw SVGs (SVGDrawingProcess): nothing else of the command runs.
+if CommandLine.argc == 2, String(cString: CommandLine.unsafeArgv[1]!) == SVGDrawingProcess.argument {
+    exit(SVGDrawingProcess.serve())
+}
+SVGDrawingProcess.use(executable: "/proc/self/exe")
 SignalCleanup.install()
 // A closed stderr pipe must give a failed write, not kill the run halfway through the sheet.
 signal(SIGPIPE, SIG_IGN)

@@ -79,15 +79,27 @@ import TestSupport
         }
     }
 
-    /// librsvg (with cairo, Pango, fontconfig, GIO and libxml2) only for an SVG; an SVG loads
-    /// none of the other formats' libraries.
-    @Test func anSVGLoadsLibrsvgAndAPNGDoesNot() throws {
+    /// librsvg (with cairo, Pango, fontconfig, GIO and libxml2) only for an SVG, and then in its
+    /// drawing process, not in the command's own (`SVGDrawingProcess`); an SVG loads none of the
+    /// other formats' libraries.
+    @Test func anSVGLoadsLibrsvgInItsDrawingProcessAndAPNGDoesNot() throws {
         let librsvg = ["librsvg-2.so.2", "libcairo.so.2", "libpangocairo-1.0.so.0", "libxml2.so.2"]
         let png = try Self.librariesLoaded(drawing: ["sample.png", "sample.jpg"])
         for library in librsvg { #expect(!png.contains(library), "\(library) was loaded for a sheet of a PNG and a JPEG") }
         let svg = try Self.librariesLoaded(drawing: ["sample.svg"])
-        for library in librsvg { #expect(svg.contains(library), "\(library) was not loaded for an SVG") }
+        for library in librsvg { #expect(!svg.contains(library), "\(library) was loaded by the command itself for an SVG") }
         #expect(!svg.contains("libheif.so.1") && !svg.contains("libtiff.so.6") && !svg.contains("libavformat.so.59"))
+        // Every process's loads, one file each (LD_DEBUG_OUTPUT): the drawing process's has librsvg.
+        let folder = TemporaryFolder()
+        try FileManager.default.createDirectory(atPath: folder.file("in"), withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: Self.samples.appendingPathComponent("sample.svg").path, toPath: folder.file("in/sample.svg"))
+        let result = try MasonryExecutable.run(["in", "-o", "sheet.png", "--quiet"], in: folder.path,
+                                               environment: ["LD_DEBUG": "files", "LD_DEBUG_OUTPUT": folder.file("loads")])
+        try #require(result.status == 0, "masonry failed: \(result.standardError.suffix(400))")
+        let logs = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasPrefix("loads.") }
+        #expect(logs.count == 2, "one log for the command, one for its drawing process: \(logs)")
+        let drawing = try logs.filter { try String(contentsOfFile: folder.file($0), encoding: .utf8).contains("file=librsvg-2.so.2") }
+        #expect(drawing.count == 1, "librsvg loaded in \(drawing.count) of \(logs.count) processes")
     }
 
     /// libjxl (with libhwy and libbrotlidec) only for a JPEG XL file.

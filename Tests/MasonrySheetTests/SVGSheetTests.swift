@@ -110,4 +110,96 @@ import Glibc
         }
         #expect(sheets[0] == sheets[1], "the sheet differs between --jobs 1 and --jobs 4")
     }
+
+    /// One path of `segments` long pseudo-random segments, stroked and filled even-odd: cairo
+    /// takes minutes over 100 000 of them at 300×300 (10 000 took 15 s on this project's machine).
+    static func slowDrawing(segments: Int) -> String {
+        var state: UInt64 = 12345
+        func coordinate() -> Int {
+            state = state &* 6364136223846793005 &+ 1442695040888963407
+            return Int(state >> 33) % 10_000 - 5_000
+        }
+        var path = "M0,0"
+        path.reserveCapacity(segments * 12)
+        for _ in 0..<segments { path += "L\(coordinate()),\(coordinate())" }
+        return "<svg xmlns='http://www.w3.org/2000/svg' width='300' height='300'><path d='\(path)' stroke='#000' stroke-width='3' fill='#f00' fill-rule='evenodd'/></svg>"
+    }
+
+    /// A folder of a drawing librsvg would take minutes over, then a good one.
+    static func folderWithSlowDrawing() throws -> TemporaryFolder {
+        let folder = TemporaryFolder()
+        try FileManager.default.createDirectory(atPath: folder.file("in"), withIntermediateDirectories: true)
+        try slowDrawing(segments: 100_000).write(toFile: folder.file("in/a-slow.svg"), atomically: true, encoding: .utf8)
+        try FileManager.default.copyItem(atPath: Self.sample.path, toPath: folder.file("in/b-good.svg"))
+        return folder
+    }
+
+    /// A drawing past its deadline (6 s for a tile under a megapixel) is stopped and skipped
+    /// with the reason; the SVG after it, on the same worker, is drawn by a new drawing process.
+    @Test func aDrawingPastItsDeadlineIsSkippedWithItsReason() throws {
+        let folder = try Self.folderWithSlowDrawing()
+        let start = ContinuousClock.now
+        let run = try MasonryExecutable.run(["in", "-o", "s.png", "--jobs", "1"], in: folder.path)
+        #expect(ContinuousClock.now - start < .seconds(60))
+        #expect(run.status == 0, "stderr: \(run.standardError)")
+        #expect(run.errorLines.contains("masonry: skipped in/a-slow.svg: drawing the SVG took longer than 6 s"), "\(run.standardError)")
+        #expect(run.errorLines.last?.contains("1 image, 1 skipped") == true, "\(run.standardError)")
+    }
+
+    /// The drawing process holds nothing but its socket and /dev/null, and its end by a signal
+    /// (SIGSEGV sent from here while it draws) is a skip with the reason, not masonry's end; the
+    /// next SVG is drawn.
+    @Test func theDrawingProcessOpensNothingAndItsCrashIsASkip() throws {
+        let folder = try Self.folderWithSlowDrawing()
+        let (process, output, error) = try MasonryExecutable.start(["in", "-o", "s.png", "--jobs", "1"], in: folder.path)
+        var child: pid_t? = nil
+        let start = ContinuousClock.now
+        while child == nil, ContinuousClock.now - start < .seconds(30) {
+            let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(process.processIdentifier)/task")) ?? []
+            // A child once it runs the drawing process (before its exec, it is still the command).
+            child = tasks.lazy.compactMap { task in
+                (try? String(contentsOfFile: "/proc/\(process.processIdentifier)/task/\(task)/children", encoding: .utf8))?
+                    .split(separator: " ").first.flatMap { pid_t($0) }
+            }.first { id in
+                ((try? String(contentsOfFile: "/proc/\(id)/cmdline", encoding: .utf8)) ?? "").contains("--internal-svg-drawing-process")
+            }
+            if child == nil { usleep(20_000) }
+        }
+        let drawing = try #require(child, "no drawing process started")
+        // Loading librsvg's libraries and fonts opens files for a moment; an inherited descriptor would stay.
+        var descriptors: [String] = []
+        let looked = ContinuousClock.now
+        repeat {
+            descriptors = try FileManager.default.contentsOfDirectory(atPath: "/proc/\(drawing)/fd").sorted()
+            if descriptors != ["0", "1", "2"] { usleep(10_000) }
+        } while descriptors != ["0", "1", "2"] && ContinuousClock.now - looked < .seconds(3)
+        #expect(descriptors == ["0", "1", "2"])
+        for descriptor in ["1", "2"] {
+            #expect((try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(drawing)/fd/\(descriptor)")) == "/dev/null")
+        }
+        #expect((try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(drawing)/fd/0"))?.hasPrefix("socket:") == true)
+        kill(drawing, SIGSEGV)
+        let errorText = String(decoding: error.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        _ = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0, "stderr: \(errorText)")
+        let lines = errorText.split(separator: "\n").map(String.init)
+        #expect(lines.contains("masonry: skipped in/a-slow.svg: librsvg ended by signal 11 (SIGSEGV) while drawing the SVG"), "\(errorText)")
+        #expect(lines.last?.contains("1 image, 1 skipped") == true, "\(errorText)")
+    }
+
+    /// A drawing process is reused from one SVG and one page to the next (the workers end with
+    /// each page; the processes do not): six SVGs over several pages with one worker start one
+    /// (the dynamic loader writes one log a process with LD_DEBUG_OUTPUT).
+    @Test func oneDrawingProcessServesEveryPage() throws {
+        let folder = TemporaryFolder()
+        try FileManager.default.createDirectory(atPath: folder.file("in"), withIntermediateDirectories: true)
+        for index in 0..<6 { try FileManager.default.copyItem(atPath: Self.sample.path, toPath: folder.file("in/\(index).svg")) }
+        let run = try MasonryExecutable.run(["in", "-o", "s.png", "--page-height", "400", "--width", "300", "--columns", "1", "--jobs", "1"],
+                                            in: folder.path, environment: ["LD_DEBUG": "files", "LD_DEBUG_OUTPUT": folder.file("loads")])
+        #expect(run.status == 0, "stderr: \(run.standardError)")
+        #expect(run.errorLines.last.map { $0.hasPrefix("masonry: wrote ") && $0.contains(" pages ") } == true, "\(run.standardError)")
+        let logs = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasPrefix("loads.") }
+        #expect(logs.count == 2, "the command and one drawing process: \(logs)")
+    }
 }

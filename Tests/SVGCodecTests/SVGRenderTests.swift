@@ -4,7 +4,7 @@ import Foundation
 import CodecCore
 import PNGCodec
 import Raster
-import SVGCodec
+@testable import SVGCodec
 import Testing
 import TestSupport
 
@@ -42,6 +42,22 @@ import TestSupport
         #expect((expected.width, expected.height) == (reference.width, reference.height))
         let differing = zip(pixels, expected.pixels).filter { $0 != $1 }.count
         #expect(pixels.count == expected.pixels.count && differing == 0, "\(reference): \(differing) bytes differ")
+    }
+
+    /// Drawn by a drawing process (a child of the `masonry` command, as the command draws every
+    /// SVG), the rows are the same: rsvg-convert's PNG byte for byte, and librsvg's reading of
+    /// the root, sent back with them, is the header's size.
+    @Test(arguments: references)
+    func aDrawingProcessDrawsRsvgConvertsRows(reference: Reference) throws {
+        let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: fixtures.path(reference.stem + ".svg"))))
+        let header = try SVGHeader(bytes: bytes[...])
+        let drawing = try MasonryExecutable.url.path.withCString { executable in
+            try SVGDrawingProcess.draw(bytes, executable: executable, naturalWidth: header.naturalWidth, naturalHeight: header.naturalHeight,
+                                       width: reference.width, height: reference.height)
+        }
+        #expect(drawing.intrinsic.naturalSize == header.naturalSize)
+        let expected = try PNGDecoder.decodeRGBA(contentsOfFile: fixtures.path(reference.base + ".rsvg.png"))
+        #expect(drawing.pixels == expected.pixels, "\(reference): the drawing process's rows differ from rsvg-convert's")
     }
 
     /// The tile as the sheet makes it (rows through the resampler at the tile's own size, over

@@ -83,7 +83,11 @@ struct PicturePainter {
                                                                limits: limits, minimumWidth: target.width,
                                                                minimumHeight: target.height, decodeTransform: color.whileDecoding))
         var resampledScratch: [UInt8] = []
-        let scaler: any RowScaler = enlarge == .pixelated && target.width >= source.width && target.height >= source.height
+        // Rows already at the tile's size (an SVG drawn at it) pass through premultiplied: the
+        // resampler's own bytes there (SameSizePassThroughTests), without its two filter passes.
+        let sameSize = target.width == source.width && target.height == source.height
+            && source.extent == (Double(source.width), Double(source.height))
+        let scaler: any RowScaler = sameSize || (enlarge == .pixelated && target.width >= source.width && target.height >= source.height)
             ? NearestNeighbourScaler(sourceWidth: source.width, sourceHeight: source.height, targetWidth: target.width,
                                      targetHeight: target.height, sourceFormat: source.rowFormat)
             : StreamingResampler(sourceWidth: source.width, sourceHeight: source.height, targetWidth: target.width,
