@@ -95,7 +95,8 @@ public final class PageEntry: @unchecked Sendable {
     init(fd: Int32, size: Int, key: [UInt8]) throws(ThumbnailCacheError) {
         let fixed = PageEntryFormat.headerSize + 4
         guard size >= fixed else { throw ThumbnailCacheError("wrong size \(size) (truncated or foreign)") }
-        guard let mapped = mmap(nil, size, PROT_READ, MAP_PRIVATE, fd, 0), mapped != MAP_FAILED else {
+        // MAP_POPULATE: every page is read (the CRC below) and then copied, so map them all at once.
+        guard let mapped = mmap(nil, size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0), mapped != MAP_FAILED else {
             throw ThumbnailCacheError("cannot map: \(String(cString: strerror(errno)))")
         }
         base = mapped
