@@ -246,6 +246,12 @@ public final class ThumbnailCache: Sendable {
         key.pixelBytes.map { EntryFormat.name(header: EntryFormat.header(for: key, pixelBytes: $0)) }
     }
 
+    /// Where the page entry for `key` lives inside the cache folder ("ab/ab…(16 hex).page"; the
+    /// fuzz target plants its bytes there).
+    package static func pageEntryPath(for key: [UInt8]) -> (folder: String, file: String) {
+        PageEntryFormat.name(key: key)
+    }
+
     private func read(_ key: ThumbnailKey) -> Outcome {
         guard let pixelBytes = key.pixelBytes else { return .absent }
         let header = EntryFormat.header(for: key, pixelBytes: pixelBytes)
