@@ -23,7 +23,7 @@ import TileCache
         }
         let buffers = groups.map { group -> UnsafeMutableRawBufferPointer in
             let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: group.bytes.count, alignment: 1)
-            buffer.copyMemory(from: UnsafeRawBufferPointer(start: group.bytes, count: group.bytes.count))
+            group.bytes.withUnsafeBytes { buffer.copyMemory(from: $0) }
             return buffer
         }
         defer { for buffer in buffers { buffer.deallocate() } }
