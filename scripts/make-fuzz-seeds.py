@@ -3,7 +3,7 @@
 fixtures: small JPEGs (Pillow, from the cat and camera JPEG fixtures, whose licence is in
 Tests/JPEGCodecTests/Fixtures/LICENSE.md), PngSuite files (copied; licence in
 Tests/PNGCodecTests/Fixtures/pngsuite/PngSuite.LICENSE), thumbnail cache entries (EntryFormat's
-layout, zlib's CRC-32), caption formats and argument lists (NUL between arguments); and the
+layout, zlib's CRC-32) and page entries, caption formats and argument lists (NUL between arguments); and the
 libFuzzer dictionaries in Fuzz/dictionaries/ (the arguments one from the option tables).
 
 Run from the repository root: python3 scripts/make-fuzz-seeds.py (needs Pillow). It rewrites the
@@ -94,6 +94,22 @@ write("cache-entry", "bad-checksum.thumb", entry(2, 2, [1, 2, 3, 4])[:-1] + b"\x
 write("cache-entry", "other-version.thumb", entry(2, 1, [9, 9, 9, 9]).replace(b"\x01\x00\x00\x00", b"\x02\x00\x00\x00", 1))
 write("cache-entry", "truncated.thumb", entry(3, 3, [5, 6, 7, 8])[:100])
 
+
+# Page entries (Sources/TileCache/PageEntry.swift): a page's compressed row groups, each with its
+# recipe (32 zero bytes: not kept), compressed and filtered byte counts and Adler-32.
+def page_entry(groups, key=bytes(range(32)), version=1):
+    table = b"".join((recipe or bytes(32)) + struct.pack("<QQI", len(data), filtered, adler)
+                     for recipe, data, filtered, adler in groups)
+    body = b"MSNYPAGE" + struct.pack("<II", version, len(groups)) + key + table + b"".join(group[1] for group in groups)
+    return body + struct.pack("<I", zlib.crc32(body))
+
+
+two_groups = [(bytes([7]) * 32, b"\x01\x02\x03", 13 * 3721, 0x12345678), (None, b"", 13 * 3721, 1)]
+write("cache-page-entry", "hit-two-groups.page", page_entry(two_groups))
+write("cache-page-entry", "empty.page", page_entry([]))
+write("cache-page-entry", "bad-checksum.page", page_entry(two_groups)[:-1] + b"\x00")
+write("cache-page-entry", "other-version.page", page_entry(two_groups, version=2))
+write("cache-page-entry", "truncated.page", page_entry(two_groups)[:60])
 
 # Plan files (Sources/MasonrySheet/Plan/PlanFile.swift, SPEC §15): header, blocks, 64-byte
 # image records, trailer with zlib's CRC-32.

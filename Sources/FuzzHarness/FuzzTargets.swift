@@ -27,6 +27,7 @@ public enum FuzzTargets {
         .compareConfig,
         .compareGlob,
         .cacheEntry,
+        .cachePageEntry,
         .captionFormat,
         .arguments,
         .iccProfile,

@@ -212,10 +212,10 @@ let optionTable: [OptionSpec] = [
     .init(key: .maxMemory, short: nil, long: "max-memory", value: "MiB",
           help: "Refuse a run whose painting would hold more memory than this.", defaultText: "1024"),
     .init(key: .cache, short: nil, long: "cache", value: "dir",
-          help: "Keep thumbnails in this folder between runs; unchanged inputs are not decoded again, and every "
-              + "output byte stays the same.", defaultText: nil),
+          help: "Keep thumbnails and pages' compressed rows in this folder between runs; unchanged inputs are not "
+              + "decoded again, unchanged rows not compressed again, and every output byte stays the same.", defaultText: nil),
     .init(key: .cacheMaxBytes, short: nil, long: "cache-max-bytes", value: "n",
-          help: "Bound of the cache (bytes, or with K, M or G); least recently used thumbnails are removed.",
+          help: "Bound of the cache (bytes, or with K, M or G); least recently used entries are removed.",
           defaultText: "1G"),
     .init(key: .compression, short: nil, long: "compression", value: "level",
           help: "\(CompressionPreset.words.joined(separator: ", ")), or a zlib level 0-9.",

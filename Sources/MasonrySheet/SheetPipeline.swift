@@ -254,7 +254,7 @@ public enum SheetPipeline {
             }
             try publisher.commitAll()
             let report = SheetReport(written: written, pageCount: plan.pages.count,
-                                     rendered: pages.isEmpty ? plan.images.count : drawn.count, fromCache: cache?.hits ?? 0,
+                                     rendered: pages.isEmpty ? plan.images.count : drawn.count, fromCache: cache.map { $0.hits + $0.reusedPictures } ?? 0,
                                      otherFilesIgnored: inputs.otherFiles, cacheWarnings: cache?.warnings ?? [], skipped: skipped)
             return (plan, report)
         } catch {

@@ -107,13 +107,25 @@ public final class PNGEncoder {
     /// an `sRGB` chunk (perceptual intent): the pixels were converted to sRGB.
     public convenience init(fileDescriptor: Int32, width: Int, height: Int, format: PixelFormat,
                             settings: PNGEncodingSettings = .default,
-                            workers: Int = PNGEncoder.defaultWorkers, sRGBChunk: Bool = false) throws(ImageError) {
+                            workers: Int = PNGEncoder.defaultWorkers, sRGBChunk: Bool = false,
+                            reuse: (any RowGroupReuse)? = nil) throws(ImageError) {
         try self.init(destination: .fileDescriptor(fileDescriptor), width: width, height: height, format: format,
-                      settings: settings, workers: workers, sRGBChunk: sRGBChunk)
+                      settings: settings, workers: workers, sRGBChunk: sRGBChunk, reuse: reuse)
     }
 
+    /// The rows of each independently compressed group (`RowGroupReuse`'s groups) of a page
+    /// `width` pixels wide, with Masonry's own compressor; the last group may hold fewer.
+    public static func rowsPerGroup(width: Int, format: PixelFormat) -> Int {
+        RunLengthPNGWriter.rowsPerGroup(rowBytes: width * format.bytesPerPixel)
+    }
+
+    /// The version of the bytes Masonry's own compressor makes of given rows and settings: raise
+    /// it whenever they change, so that row groups stored by an older binary are not reused.
+    public static let rowGroupVersion: UInt32 = 1
+
     private init(destination: RunLengthPNGWriter.Destination, width: Int, height: Int, format: PixelFormat,
-                 settings: PNGEncodingSettings, workers: Int, sRGBChunk: Bool = false) throws(ImageError) {
+                 settings: PNGEncodingSettings, workers: Int, sRGBChunk: Bool = false,
+                 reuse: (any RowGroupReuse)? = nil) throws(ImageError) {
         self.width = width
         self.height = height
         self.format = format
@@ -124,8 +136,9 @@ public final class PNGEncoder {
         case .masonryRLE:
             backend = .runLength(try RunLengthPNGWriter(destination: destination, width: width, height: height,
                                                         format: format, filter: settings.filter, workers: workers,
-                                                        sRGBChunk: sRGBChunk))
+                                                        sRGBChunk: sRGBChunk, reuse: reuse))
         case .zlib(let level, let strategy):
+            precondition(reuse == nil, "only Masonry's own compressor reuses row groups")
             guard (0...9).contains(level) else {
                 throw ImageError(.compressionLevelOutOfRange(level))
             }
@@ -154,6 +167,15 @@ public final class PNGEncoder {
         case .libpng(let bridge): try check(mpng_encoder_write_row(bridge, start))
         case .runLength(let writer): try writer.writeRow(start)
         }
+        rowsWritten += 1
+    }
+
+    /// Passes over the next row, whose group `reuse` holds (Masonry's own compressor only).
+    public func skipRow() throws(ImageError) {
+        guard rowsWritten < height, case .runLength(let writer) = backend else {
+            throw ImageError(.wrongRow(index: rowsWritten, byteCount: 0))
+        }
+        try writer.skipRow()
         rowsWritten += 1
     }
 

@@ -18,6 +18,10 @@ import Glibc
 /// segment of the zlib stream, and their Adler-32s combined. With several workers
 /// the groups are compressed in parallel and written in order: the bytes are the
 /// same for any worker count. Memory is a few groups per worker, whatever the height.
+///
+/// With `reuse`, a group whose deflate segment is already known (a page entry of the cache)
+/// is copied instead of filtered and compressed: its rows may be skipped (`skipRow`), except
+/// its last when the next group is compressed (that row is the next group's "row above").
 final class RunLengthPNGWriter {
     /// Where the file's bytes go.
     enum Destination {
@@ -46,6 +50,9 @@ final class RunLengthPNGWriter {
     private var inFlight: [RowGroup] = []
     private var spare: [RowGroup] = []
     private var rowsTaken = 0
+    /// Groups handed on so far (the next group's index).
+    private var groupsDispatched = 0
+    private let reuse: (any RowGroupReuse)?
     /// The threads that compress groups; nil when this thread does (one worker, or one group).
     private let compressors: JobThreads?
     private var adler: UInt = 1
@@ -55,8 +62,10 @@ final class RunLengthPNGWriter {
 
     /// Writes the signature and IHDR (and an sRGB chunk if asked). `workers` (at least 1) groups are compressed at once.
     init(destination: Destination, width: Int, height: Int, format: PixelFormat,
-         filter: PNGEncodingSettings.Filter, workers: Int, sRGBChunk: Bool = false) throws(ImageError) {
+         filter: PNGEncodingSettings.Filter, workers: Int, sRGBChunk: Bool = false,
+         reuse: (any RowGroupReuse)? = nil) throws(ImageError) {
         self.destination = destination
+        self.reuse = reuse
         self.width = width
         self.height = height
         self.format = format
@@ -87,6 +96,17 @@ final class RunLengthPNGWriter {
     /// Takes the next row (`width * channels` bytes); a full group goes to be compressed.
     func writeRow(_ row: UnsafePointer<UInt8>) throws(ImageError) {
         filling.row(filling.rowCount + 1).update(from: row, count: rowBytes)
+        try takeRow()
+    }
+
+    /// Passes over the next row, which belongs to a group `reuse` has (the caller knows from
+    /// `RowGroupReuse.storedGroup`) and is not the row above a group to compress.
+    func skipRow() throws(ImageError) {
+        filling.skippedRows += 1
+        try takeRow()
+    }
+
+    private func takeRow() throws(ImageError) {
         filling.rowCount += 1
         rowsTaken += 1
         if filling.rowCount == rowsPerGroup || rowsTaken == height { try dispatchFilling() }
@@ -107,15 +127,24 @@ final class RunLengthPNGWriter {
     private func dispatchFilling() throws(ImageError) {
         let group = filling
         group.isLast = rowsTaken == height
+        group.index = groupsDispatched
+        groupsDispatched += 1
         let next = spare.popLast() ?? RowGroup(rowBytes: rowBytes, capacity: rowsPerGroup, bytesPerPixel: format.bytesPerPixel)
         next.rows.update(from: group.row(group.rowCount), count: rowBytes)
         next.rowCount = 0
+        next.skippedRows = 0
         filling = next
-        let compress: @Sendable () -> Void = { [filter] in
-            group.compress(filter: filter)
+        group.stored = reuse?.storedGroup(group.index)
+        if group.stored != nil {
             group.done.signal()
+        } else {
+            precondition(group.skippedRows == 0, "rows of a row group to compress were skipped")
+            let compress: @Sendable () -> Void = { [filter] in
+                group.compress(filter: filter)
+                group.done.signal()
+            }
+            if let compressors { compressors.submit(compress) } else { compress() }
         }
-        if let compressors { compressors.submit(compress) } else { compress() }
         inFlight.append(group)
         while inFlight.count >= workers { try writeOldestGroup() }
     }
@@ -124,8 +153,16 @@ final class RunLengthPNGWriter {
     private func writeOldestGroup() throws(ImageError) {
         let group = inFlight.removeFirst()
         group.done.wait()
-        adler = adler32_combine(adler, group.adler, off_t(group.rowCount * (rowBytes + 1)))
-        try group.output.withUnsafeBufferPointer { (bytes) throws(ImageError) in try collectImageData(bytes) }
+        let filteredCount = group.rowCount * (rowBytes + 1)
+        let groupAdler = group.stored?.adler ?? UInt32(group.adler)
+        adler = adler32_combine(adler, UInt(groupAdler), off_t(filteredCount))
+        try group.output.withUnsafeBufferPointer { (compressed) throws(ImageError) in
+            let bytes = group.stored?.bytes ?? UnsafeRawBufferPointer(compressed)
+            try collectImageData(bytes.assumingMemoryBound(to: UInt8.self))
+            reuse?.groupWritten(group.index, bytes: bytes, filteredCount: filteredCount, adler: groupAdler,
+                                reused: group.stored != nil)
+        }
+        group.stored = nil
         spare.append(group)
     }
 
@@ -188,6 +225,11 @@ private final class RowGroup: @unchecked Sendable {
     /// The row above the group, then up to `capacity` rows.
     let rows: UnsafeMutablePointer<UInt8>
     var rowCount = 0
+    /// Rows passed over (`skipRow`): only a stored group may have any.
+    var skippedRows = 0
+    /// The group's place in the page, and its segment when `reuse` had it (not compressed then).
+    var index = 0
+    var stored: (bytes: UnsafeRawBufferPointer, adler: UInt32)?
     /// The stream's last group ends the deflate stream.
     var isLast = false
     /// The group's deflate segment and the Adler-32 of its filtered bytes, once `done`.
@@ -229,4 +271,16 @@ private final class RowGroup: @unchecked Sendable {
         deflater.finish(isFinal: isLast, to: collect)
         adler = UInt(checksum)
     }
+}
+
+/// Row groups whose deflate segments are already known (a page entry of the thumbnail cache),
+/// for `PNGEncoder`'s `reuse`. Called on the thread that writes the rows, in group order.
+public protocol RowGroupReuse: AnyObject {
+    /// Group `index`'s stored segment and the Adler-32 of its filtered bytes, to copy instead of
+    /// compressing the group (its rows may then be skipped); nil to compress it. The bytes must
+    /// stay valid until `groupWritten` is called for the group.
+    func storedGroup(_ index: Int) -> (bytes: UnsafeRawBufferPointer, adler: UInt32)?
+    /// Group `index` was written: its segment (valid during the call), the length and Adler-32
+    /// of the filtered bytes it holds, and whether it was the stored one.
+    func groupWritten(_ index: Int, bytes: UnsafeRawBufferPointer, filteredCount: Int, adler: UInt32, reused: Bool)
 }

@@ -91,13 +91,14 @@ enum EntryFormat {
     static let entrySuffix = ".thumb"
     static let temporaryPrefix = ".tmp-"
 
-    /// Whether `name` (inside a subfolder) is an entry this cache wrote.
+    /// Whether `name` (inside a subfolder) is an entry this cache wrote: a thumbnail or a page
+    /// entry (`PageEntryFormat`), which count toward the bound and are evicted alike.
     static func isEntryName(_ name: [UInt8], inFolder folder: [UInt8]) -> Bool {
-        let suffix = Array(entrySuffix.utf8)
-        guard name.count == 16 + suffix.count, name.starts(with: folder), name.suffix(suffix.count).elementsEqual(suffix) else {
-            return false
+        [entrySuffix, PageEntryFormat.suffix].contains { suffixText in
+            let suffix = Array(suffixText.utf8)
+            return name.count == 16 + suffix.count && name.starts(with: folder) && name.suffix(suffix.count).elementsEqual(suffix)
+                && name.prefix(16).allSatisfy(isHexDigit)
         }
-        return name.prefix(16).allSatisfy(isHexDigit)
     }
 
     /// Whether `name` is a subfolder of the fan-out: two lowercase hex digits.

@@ -1,3 +1,4 @@
+import CLibDeflate
 import Synchronization
 import WorkerThreads
 #if canImport(Glibc)
@@ -5,8 +6,10 @@ import WorkerThreads
 #endif
 
 /// Resampled thumbnails kept on disk between runs, so an unchanged input need
-/// not be decoded again. Safe to share between threads, and between processes
-/// that open the same folder.
+/// not be decoded again, and page entries (`PageEntryFormat`: a sheet page's
+/// compressed row groups), so unchanged rows need not be painted and compressed
+/// again. Safe to share between threads, and between processes that open the
+/// same folder. Both kinds of entry are written, checked, bounded and evicted alike.
 ///
 /// Each entry is one self-checking file (see `EntryFormat`) under a fan-out of
 /// 256 subfolders. It is written to a temporary file in its subfolder and
@@ -35,7 +38,7 @@ public final class ThumbnailCache: Sendable {
     private let instanceTag = UInt32.random(in: 0...UInt32.max)
 
     private struct Counters {
-        var hits = 0, misses = 0, failedStores = 0, evicted = 0
+        var hits = 0, misses = 0, failedStores = 0, evicted = 0, reusedPictures = 0
         var warnings: [String] = []
         var droppedWarnings = 0
 
@@ -74,6 +77,14 @@ public final class ThumbnailCache: Sendable {
 
     /// Thumbnails served from the cache so far.
     public var hits: Int { state.withLock { $0.hits } }
+    /// Pictures not drawn at all because every row group they touch came from page entries.
+    public var reusedPictures: Int { state.withLock { $0.reusedPictures } }
+
+    /// Counts `count` pictures whose rows came from page entries (`reusedPictures`).
+    public func countReused(pictures count: Int) {
+        state.withLock { $0.reusedPictures += count }
+    }
+
     /// Lookups that found no usable entry (absent or ignored).
     public var misses: Int { state.withLock { $0.misses } }
     /// Stores that did not leave an entry (read-only folder, full disk, ...).
@@ -115,6 +126,53 @@ public final class ThumbnailCache: Sendable {
     /// and leaves no partial entry behind.
     public func store(_ key: ThumbnailKey, pixels: UnsafeBufferPointer<UInt8>) {
         guard let failure = write(key, pixels) else { return }
+        state.withLock { counters in
+            counters.failedStores += 1
+            counters.warn(failure)
+        }
+    }
+
+    /// The page entry stored under `key` (`PageEntryFormat`), checked whole, or nil on a miss or any
+    /// damage (warned, as for thumbnails). A hit marks the entry as recently used.
+    public func lookupPage(_ key: [UInt8]) -> PageEntry? {
+        let (folder, file) = PageEntryFormat.name(key: key)
+        let path = folder + "/" + file
+        let outcome: Outcome
+        var entry: PageEntry?
+        switch openEntry(folder: folder, file: file) {
+        case .failure(let failure):
+            outcome = failure.outcome
+        case .success(let (fd, status)):
+            do throws(ThumbnailCacheError) {
+                entry = try PageEntry(fd: fd, size: Int(status.st_size), key: key)
+                futimens(fd, nil)   // recency for eviction; fails harmlessly on a read-only cache
+                outcome = .absent
+            } catch {
+                outcome = .ignored(name: path, reason: error.reason)
+            }
+            close(fd)
+        }
+        if case .ignored(let name, let reason) = outcome {
+            state.withLock { $0.warn("cache entry \(name) ignored: \(reason)") }
+        }
+        return entry
+    }
+
+    /// Writes `groups` as the page entry for `key` (a 32-byte digest), replacing whatever is
+    /// there. Best effort, like `store`.
+    public func storePage(_ key: [UInt8], groups: [PageGroup]) {
+        precondition(key.count == PageEntryFormat.digestSize, "a page key is a 32-byte digest")
+        let (folder, file) = PageEntryFormat.name(key: key)
+        let header = PageEntryFormat.header(key: key, groups: groups)
+        var crc = header.withUnsafeBufferPointer { libdeflate_crc32(0, $0.baseAddress, $0.count) }
+        for group in groups where group.bytes.count > 0 { crc = libdeflate_crc32(crc, group.bytes.baseAddress, group.bytes.count) }
+        let trailer = withUnsafeBytes(of: UInt32(truncatingIfNeeded: crc).littleEndian) { Array($0) }
+        let failure = header.withUnsafeBytes { header in
+            trailer.withUnsafeBytes { trailer in
+                writeEntry(folder: folder, file: file, parts: [header] + groups.map(\.bytes) + [trailer])
+            }
+        }
+        guard let failure else { return }
         state.withLock { counters in
             counters.failedStores += 1
             counters.warn(failure)
@@ -188,29 +246,23 @@ public final class ThumbnailCache: Sendable {
         key.pixelBytes.map { EntryFormat.name(header: EntryFormat.header(for: key, pixelBytes: $0)) }
     }
 
+    /// Where the page entry for `key` lives inside the cache folder ("ab/ab…(16 hex).page"; the
+    /// fuzz target plants its bytes there).
+    package static func pageEntryPath(for key: [UInt8]) -> (folder: String, file: String) {
+        PageEntryFormat.name(key: key)
+    }
+
     private func read(_ key: ThumbnailKey) -> Outcome {
         guard let pixelBytes = key.pixelBytes else { return .absent }
         let header = EntryFormat.header(for: key, pixelBytes: pixelBytes)
         let (folder, file) = EntryFormat.name(header: header)
         let path = folder + "/" + file
-        let folderDescriptor = openFolder(folder, create: false)
-        guard folderDescriptor >= 0 else {
-            let code = errno
-            if code == ENOENT { return .absent }
-            return .ignored(name: folder, reason: code == ENOTDIR || code == ELOOP ? "not a folder" : String(cString: strerror(code)))
-        }
-        defer { close(folderDescriptor) }
-        // O_NOFOLLOW: a link is never followed out of the cache; O_NONBLOCK: a FIFO does not hang.
-        let fd = openat(folderDescriptor, file, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
-        guard fd >= 0 else {
-            let code = errno
-            if code == ENOENT { return .absent }
-            return .ignored(name: path, reason: code == ELOOP ? "is a symbolic link" : String(cString: strerror(code)))
+        let opened = openEntry(folder: folder, file: file)
+        guard case .success(let (fd, status)) = opened else {
+            if case .failure(let failure) = opened { return failure.outcome }
+            return .absent
         }
         defer { close(fd) }
-        var status = stat()
-        guard fstat(fd, &status) == 0 else { return .ignored(name: path, reason: String(cString: strerror(errno))) }
-        guard status.st_mode & S_IFMT == S_IFREG else { return .ignored(name: path, reason: "not a regular file") }
         guard status.st_size == EntryFormat.fileSize(pixelBytes: pixelBytes) else {
             return .ignored(name: path, reason: "wrong size \(status.st_size) (truncated or foreign)")
         }
@@ -235,6 +287,44 @@ public final class ThumbnailCache: Sendable {
         return .hit(pixels)
     }
 
+    /// Why an entry could not be opened, as a lookup's outcome.
+    private struct EntryOpenFailure: Error {
+        let outcome: Outcome
+    }
+
+    /// The entry `folder/file` open for reading with its status: a regular file, reached
+    /// without following a link and without blocking on a FIFO. The caller closes it.
+    private func openEntry(folder: String, file: String) -> Result<(Int32, stat), EntryOpenFailure> {
+        let path = folder + "/" + file
+        let folderDescriptor = openFolder(folder, create: false)
+        guard folderDescriptor >= 0 else {
+            let code = errno
+            if code == ENOENT { return .failure(EntryOpenFailure(outcome: .absent)) }
+            return .failure(EntryOpenFailure(outcome: .ignored(
+                name: folder, reason: code == ENOTDIR || code == ELOOP ? "not a folder" : String(cString: strerror(code)))))
+        }
+        defer { close(folderDescriptor) }
+        // O_NOFOLLOW: a link is never followed out of the cache; O_NONBLOCK: a FIFO does not hang.
+        let fd = openat(folderDescriptor, file, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+        guard fd >= 0 else {
+            let code = errno
+            if code == ENOENT { return .failure(EntryOpenFailure(outcome: .absent)) }
+            return .failure(EntryOpenFailure(outcome: .ignored(
+                name: path, reason: code == ELOOP ? "is a symbolic link" : String(cString: strerror(code)))))
+        }
+        var status = stat()
+        guard fstat(fd, &status) == 0 else {
+            let reason = String(cString: strerror(errno))
+            close(fd)
+            return .failure(EntryOpenFailure(outcome: .ignored(name: path, reason: reason)))
+        }
+        guard status.st_mode & S_IFMT == S_IFREG else {
+            close(fd)
+            return .failure(EntryOpenFailure(outcome: .ignored(name: path, reason: "not a regular file")))
+        }
+        return .success((fd, status))
+    }
+
     /// Reads exactly `buffer.count` bytes at `offset`; false on error or end of file.
     private static func readFully(_ fd: Int32, _ buffer: UnsafeMutableRawBufferPointer, at offset: Int) -> Bool {
         var done = 0
@@ -256,6 +346,16 @@ public final class ThumbnailCache: Sendable {
         }
         let header = EntryFormat.header(for: key, pixelBytes: pixelBytes)
         let (folder, file) = EntryFormat.name(header: header)
+        let raw = UnsafeRawBufferPointer(pixels)
+        let trailer = EntryFormat.trailer(header: header, pixels: raw)
+        return header.withUnsafeBytes { header in
+            trailer.withUnsafeBytes { trailer in writeEntry(folder: folder, file: file, parts: [header, raw, trailer]) }
+        }
+    }
+
+    /// Writes `parts`, one after the other, as the entry `folder/file`: under a temporary name,
+    /// then renamed into place. Returns why it failed, or nil.
+    private func writeEntry(folder: String, file: String, parts: [UnsafeRawBufferPointer]) -> String? {
         let path = folder + "/" + file
         let serial = temporaryCount.wrappingAdd(1, ordering: .relaxed).oldValue
         let temporary = EntryFormat.temporaryPrefix + "\(getpid())-\(instanceTag)-\(serial)"
@@ -264,10 +364,7 @@ public final class ThumbnailCache: Sendable {
         defer { close(folderDescriptor) }
         let fd = openat(folderDescriptor, temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
         guard fd >= 0 else { return "cannot write cache entry \(path): \(String(cString: strerror(errno)))" }
-        let raw = UnsafeRawBufferPointer(pixels)
-        let trailer = EntryFormat.trailer(header: header, pixels: raw)
-        var written = header.withUnsafeBytes { Self.writeAll(fd, $0) } && Self.writeAll(fd, raw)
-            && trailer.withUnsafeBytes { Self.writeAll(fd, $0) }
+        var written = parts.allSatisfy { Self.writeAll(fd, $0) }
         var code = errno
         if close(fd) != 0 && written {
             written = false

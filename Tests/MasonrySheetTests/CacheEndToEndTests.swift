@@ -82,6 +82,50 @@ import TestSupport
         #expect(fromCache(warmAfter.stderr) == 10, "\(warmAfter.stderr)")
     }
 
+    /// Page entries (SPEC §10): with one input of many changed, the warm sheet has the bytes of a
+    /// run without the cache, whatever `-j`; a damaged page entry is a miss with a warning.
+    @Test func oneChangedInputOfManyGivesTheSameBytesAndDamagedPageEntriesAreMisses() throws {
+        let folder = TemporaryFolder()
+        try FileManager.default.createDirectory(atPath: folder.file("in"), withIntermediateDirectories: true)
+        for number in 1...24 { try write(folder, "m\(number).png", seed: UInt64(200 + number), width: 60 + 3 * number, height: 50 + 2 * (number % 7)) }
+        usleep(300_000)
+        func sheet(cache: Bool, jobs: Int, verbose: Bool = false) throws -> (digest: String, stderr: String) {
+            let result = try MasonryExecutable.run(["in", "-o", "one.png", "-w", "419", "-c", "3", "--caption", "{name}", "-j", "\(jobs)"]
+                                                   + (cache ? ["--cache", "cache"] : []) + (verbose ? ["-v"] : []), in: folder.path)
+            #expect(result.status == 0, "\(result.standardError)")
+            return (SHA256.hex([UInt8](try Data(contentsOf: URL(fileURLWithPath: folder.file("one.png"))))), result.standardError)
+        }
+        let cold = try sheet(cache: true, jobs: 1)
+        #expect(cold.digest == (try sheet(cache: false, jobs: 2)).digest)
+        let pageEntries = { (try? FileManager.default.subpathsOfDirectory(atPath: folder.file("cache")))?.filter { $0.hasSuffix(".page") } ?? [] }
+        #expect(!pageEntries().isEmpty, "the cold run keeps the page's row groups")
+
+        // One input replaced by another picture of the same size (a new inode).
+        try FileManager.default.removeItem(atPath: folder.file("in/m11.png"))
+        try write(folder, "m11.png", seed: 911, width: 60 + 3 * 11, height: 50 + 2 * (11 % 7))
+        usleep(300_000)
+        let plain = try sheet(cache: false, jobs: 2)
+        #expect(plain.digest != cold.digest)
+        // The first warm run decodes the new picture only; the second draws nothing at all.
+        for (jobs, cached) in [(1, 23), (3, 24)] {
+            let warm = try sheet(cache: true, jobs: jobs)
+            #expect(warm.digest == plain.digest, "-j \(jobs)")
+            #expect(fromCache(warm.stderr) == cached, "-j \(jobs): \(warm.stderr)")
+        }
+
+        // Every page entry damaged in its middle: ignored with a warning, the bytes unchanged.
+        for name in pageEntries() {
+            var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: folder.file("cache/" + name))))
+            bytes[bytes.count / 2] ^= 0x10
+            try Data(bytes).write(to: URL(fileURLWithPath: folder.file("cache/" + name)))
+        }
+        let damaged = try sheet(cache: true, jobs: 2, verbose: true)
+        #expect(damaged.digest == plain.digest)
+        #expect(damaged.stderr.contains("ignored: checksum mismatch"), "\(damaged.stderr)")
+        #expect(fromCache(damaged.stderr) == 24, "every thumbnail is still cached: \(damaged.stderr)")
+        #expect(try sheet(cache: true, jobs: 2).digest == plain.digest, "the damaged entries were written again")
+    }
+
     @Test func twoRunsSharingOneCacheAtOnceBothWriteTheRightSheet() throws {
         let folder = TemporaryFolder()
         try FileManager.default.createDirectory(atPath: folder.file("in"), withIntermediateDirectories: true)

@@ -18,12 +18,19 @@ import WorkerThreads
 /// Among the tiles the window allows, a worker takes the costliest (`TileQueue`, by
 /// `decodingCost`). Every pixel's value depends only on its own tile, so the bytes do not
 /// depend on that order, the number of workers or their timing.
+///
+/// With `reuse` (a page whose row groups the cache holds), only the tiles touching a group the
+/// cache lacks are painted, and the encoder is handed only the rows those groups need (the
+/// others are skipped: their groups are copied as stored).
 final class BandScheduler: @unchecked Sendable {
     // @unchecked Sendable: workers and the encoder wait on `condition` (Synchronization has no
     // condition variable), so every mutable property below is read and written only while
     // holding it; band pixels are written by the one worker that owns the tile covering them
     // and read by the encoder only after that tile's completion was recorded under the lock.
     private let tiles: [TilePlan]
+    /// The positions (in `tiles`) of the tiles painted: all of them, or those `reuse` needs.
+    private let painted: [Int]
+    private let reuse: PageGroupReuse?
     private let painter: TilePainter
     private let height: Int
     private let channels: Int
@@ -43,9 +50,12 @@ final class BandScheduler: @unchecked Sendable {
     private let backgroundRow: [UInt8]
 
     /// A scheduler for `page` that runs `windowRows` (from `windowRows(for:plan:workers:budget:)`) ahead.
-    init(page: PagePlan, painter: TilePainter, windowRows: Int) {
+    init(page: PagePlan, painter: TilePainter, windowRows: Int, reuse: PageGroupReuse? = nil) {
         let plan = painter.plan
         self.tiles = page.tiles
+        self.reuse = reuse
+        let painted = reuse.map { reuse in page.tiles.indices.filter { reuse.needsTile(at: $0) } } ?? Array(page.tiles.indices)
+        self.painted = painted
         self.painter = painter
         self.height = page.height
         self.channels = plan.channels
@@ -55,12 +65,12 @@ final class BandScheduler: @unchecked Sendable {
         let bandCount = (page.height + bandRows - 1) / bandRows
         self.bandCount = bandCount
         var pending = [Int32](repeating: 0, count: bandCount)
-        for tile in page.tiles where tile.frame.height > 0 {
+        for tile in painted.map({ page.tiles[$0] }) where tile.frame.height > 0 {
             for band in Self.bandRange(of: tile, bandRows: bandRows) { pending[band] += 1 }
         }
         self.pendingTilesPerBand = pending
-        self.queue = TileQueue(bottoms: page.tiles.map(\.frame.maxY), costs: page.tiles.map { Self.decodingCost(of: $0, plan: plan) },
-                               windowRows: windowRows)
+        self.queue = TileQueue(bottoms: painted.map { page.tiles[$0].frame.maxY },
+                               costs: painted.map { Self.decodingCost(of: page.tiles[$0], plan: plan) }, windowRows: windowRows)
         self.outcomes = Array(repeating: nil, count: page.tiles.count)
         var row = [UInt8](repeating: 0, count: rowBytes)
         row.withUnsafeMutableBufferPointer { fillRow($0, with: plan.background, channels: plan.channels) }
@@ -140,6 +150,19 @@ final class BandScheduler: @unchecked Sendable {
     /// in order (a PNG encoder, or the caller's closure); returns each
     /// tile's outcome by image index.
     func render(into encoder: some RowSink, workerCount: Int, onTileDone: @escaping @Sendable () -> Void) throws(ImageError) -> [Int: TileOutcome] {
+        if painted.count < tiles.count {
+            // Not painted: every row group they touch is copied from the cache, which has them only
+            // from a clean drawing of the same files.
+            var isPainted = [Bool](repeating: false, count: tiles.count)
+            for position in painted { isPainted[position] = true }
+            var pictures = 0
+            for (position, tile) in tiles.enumerated() where !isPainted[position] {
+                outcomes[position] = .drawn
+                pictures += tile.layers.count(where: { if case .picture = $0 { true } else { false } })
+                onTileDone()
+            }
+            painter.cache?.countReused(pictures: pictures)
+        }
         let workers = ThreadGroup.start(max(1, workerCount)) { [self] _ in paintTiles(onTileDone: onTileDone) }
         let encodeError = encodeAll(encoder)
         workers.join()
@@ -159,7 +182,8 @@ final class BandScheduler: @unchecked Sendable {
             let canvas = Canvas(channels: channels, rowBytes: rowBytes) { [bandRows, rowBytes] y in
                 bandPointers[y / bandRows]! + (y % bandRows) * rowBytes
             }
-            let outcome = painter.paint(tile, into: canvas)
+            let (outcome, keys) = painter.paint(tile, into: canvas)
+            reuse?.tilePainted(at: position, outcome: outcome, keys: keys)
             condition.lock()
             outcomes[position] = outcome
             for band in Self.bandRange(of: tile, bandRows: bandRows) { pendingTilesPerBand[band] -= 1 }
@@ -180,7 +204,7 @@ final class BandScheduler: @unchecked Sendable {
         defer { condition.unlock() }
         var position: Int?
         while !stopped && !queue.isEmpty {
-            position = queue.next(encodedRows: encodedRows)
+            position = queue.next(encodedRows: encodedRows).map { painted[$0] }
             if position != nil { break }
             condition.wait()
         }
@@ -212,12 +236,19 @@ final class BandScheduler: @unchecked Sendable {
         for band in 0..<bandCount {
             condition.lock()
             while pendingTilesPerBand[band] > 0 { condition.wait() }
-            let buffer = bandBuffer(band)
-            condition.unlock()
             let rows = min(bandRows, height - band * bandRows)
+            let firstRow = band * bandRows
+            let needed = (firstRow..<(firstRow + rows)).map { reuse?.needsRow($0) ?? true }
+            // A band none of whose rows is needed is not even filled with the background.
+            let buffer = needed.contains(true) ? bandBuffer(band) : nil
+            condition.unlock()
             do {
                 for line in 0..<rows {
-                    try encoder.writeRow(UnsafeBufferPointer(start: buffer + line * rowBytes, count: rowBytes))
+                    if let buffer, needed[line] {
+                        try encoder.writeRow(UnsafeBufferPointer(start: buffer + line * rowBytes, count: rowBytes))
+                    } else {
+                        try encoder.skipRow()
+                    }
                 }
             } catch {
                 condition.lock()

@@ -1,6 +1,7 @@
 import WaterfallLayout
 import CodecCore
 import PNGCodec
+import Raster
 
 /// Paints the pages of a plan into their files, for every kind of run (a render, a compare):
 /// checks each page against the memory budget before anything is allocated, then paints it with
@@ -48,14 +49,21 @@ enum PageRendering {
         var outcomes: [Int: TileOutcome] = [:]
         var written: [(file: RawPath, width: Int, height: Int)] = []
         for (page, window) in zip(pages, windows) {
-            let scheduler = BandScheduler(page: page, painter: painter, windowRows: window)
             switch target {
             case .files(let publisher, let compression):
                 let file = try publisher.open(page.file)
+                let format: PixelFormat = plan.channels == 3 ? .rgb8 : .rgba8
+                // Row groups are kept between runs with the cache and Masonry's own compressor (whose groups are independent).
+                let reuse = painter.cache.flatMap { cache in
+                    compression.compressor == .masonryRLE
+                        ? PageGroupReuse(page: page, plan: plan, painter: painter, cache: cache, format: format, filter: compression.filter)
+                        : nil
+                }
+                let scheduler = BandScheduler(page: page, painter: painter, windowRows: window, reuse: reuse)
                 do {
                     let encoder = try PNGEncoder(fileDescriptor: file.descriptor, width: plan.width, height: page.height,
-                                                 format: plan.channels == 3 ? .rgb8 : .rgba8, settings: compression,
-                                                 workers: jobs, sRGBChunk: painter.colors != nil && page.convertsColor(of: plan))
+                                                 format: format, settings: compression, workers: jobs,
+                                                 sRGBChunk: painter.colors != nil && page.convertsColor(of: plan), reuse: reuse)
                     let pageOutcomes = try scheduler.render(into: encoder, workerCount: jobs, onTileDone: onTileDone)
                     outcomes.merge(pageOutcomes) { first, _ in first }
                 } catch {
@@ -65,6 +73,7 @@ enum PageRendering {
                 file.startWriteback()
                 written.append((page.file, plan.width, page.height))
             case .rows(let handler):
+                let scheduler = BandScheduler(page: page, painter: painter, windowRows: window)
                 let handoff = RowHandoff(page: page.number, width: plan.width, channels: plan.channels, handler: handler)
                 do {
                     outcomes.merge(try scheduler.render(into: handoff, workerCount: jobs, onTileDone: onTileDone)) { first, _ in first }
@@ -88,6 +97,8 @@ enum PageTarget {
 /// What the band scheduler writes a page's rows to, in order, top to bottom.
 protocol RowSink {
     func writeRow(_ row: UnsafeBufferPointer<UInt8>) throws(ImageError)
+    /// Passes over a row whose row group is copied from the cache (only with a `PageGroupReuse`).
+    func skipRow() throws(ImageError)
     func finish() throws(ImageError)
 }
 
@@ -126,6 +137,10 @@ final class RowHandoff: RowSink {
     func writeRow(_ row: UnsafeBufferPointer<UInt8>) throws(ImageError) {
         handler(SheetRow(page: page, y: y, width: width, channels: channels, pixels: row))
         y += 1
+    }
+
+    func skipRow() throws(ImageError) {
+        preconditionFailure("rows handed to a closure are all painted")
     }
 
     func finish() throws(ImageError) {}

@@ -46,27 +46,38 @@ struct PicturePainter {
         return text.utf8.reduce(0xcbf2_9ce4_8422_2325) { ($0 ^ UInt64($1)) &* 0x100_0000_01b3 }
     }
 
-    func paint(_ rect: LayoutRect, into canvas: Canvas) -> TileOutcome {
+    func paint(_ rect: LayoutRect, into canvas: Canvas) -> TileOutcome { paintKeyed(rect, into: canvas).outcome }
+
+    /// Paints the picture and says under which thumbnail key its file was read (nil without a
+    /// cache, or when the file cannot be keyed): the page cache keeps rows only for the keys it planned.
+    func paintKeyed(_ rect: LayoutRect, into canvas: Canvas) -> (outcome: TileOutcome, key: ThumbnailKey?) {
+        var key: ThumbnailKey?
         do {
-            return try opener.withFile(image.path) { file in try paint(file, into: rect, of: canvas) }
+            let outcome = try opener.withFile(image.path) { file in try paint(file, into: rect, of: canvas, key: &key) }
+            return (outcome, key)
         } catch {
             for line in 0..<rect.height {
                 fillRow(canvas.pixels(y: rect.y + line, x: rect.x, width: rect.width), with: underlay,
                         channels: canvas.channels)
             }
-            return .failed((error as? ImageError)?.reason ?? "\(error)")
+            return (.failed((error as? ImageError)?.reason ?? "\(error)"), key)
         }
     }
 
-    private func paint(_ file: InputFile, into rect: LayoutRect, of canvas: Canvas) throws -> TileOutcome {
+    /// The thumbnail key of `file` for `rect`, or nil when it cannot be cached.
+    func thumbnailKey(of file: InputFile, for rect: LayoutRect) -> ThumbnailKey? {
+        try? ThumbnailKey(fileDescriptor: file.descriptor, targetWidth: rect.width, targetHeight: rect.height,
+                          variant: thumbnailVariant)
+    }
+
+    private func paint(_ file: InputFile, into rect: LayoutRect, of canvas: Canvas, key usedKey: inout ThumbnailKey?) throws -> TileOutcome {
         let rowBytes = rect.width * 4
         func composite(_ targetRow: Int, _ pixels: UnsafeBufferPointer<UInt8>) {
             compositeOver(background: underlay, source: pixels,
                           into: canvas.pixels(y: rect.y + targetRow, x: rect.x, width: rect.width), channels: canvas.channels)
         }
-        let key = cache == nil ? nil : try? ThumbnailKey(
-            fileDescriptor: file.descriptor, targetWidth: rect.width, targetHeight: rect.height,
-            variant: thumbnailVariant)
+        let key = cache == nil ? nil : thumbnailKey(of: file, for: rect)
+        usedKey = key
         if let cache, let key, let pixels = cache.lookup(key) {
             pixels.withUnsafeBufferPointer { all in
                 for row in 0..<rect.height { composite(row, UnsafeBufferPointer(rebasing: all[(row * rowBytes)..<((row + 1) * rowBytes)])) }

@@ -16,17 +16,19 @@ struct TilePainter: Sendable {
     var colors: ColorTransformCache? = nil
 
     /// Paints `tile` into `canvas` (already filled with the background); the outcome is the
-    /// picture's (a tile without a picture is `.drawn`).
-    func paint(_ tile: TilePlan, into canvas: Canvas) -> TileOutcome {
+    /// picture's (a tile without a picture is `.drawn`), with the thumbnail key each picture's
+    /// file was read under, in layer order (nil where it had none).
+    func paint(_ tile: TilePlan, into canvas: Canvas) -> (outcome: TileOutcome, keys: [ThumbnailKey?]) {
         var outcome = TileOutcome.drawn
+        var keys: [ThumbnailKey?] = []
         let clip = Self.pixelRect(tile.frame)
         let row: (Int) -> UnsafeMutableBufferPointer<UInt8>? = { canvas.row($0) }
         for layer in tile.layers {
             switch layer {
             case .picture(let image, let rect):
-                let painter = PicturePainter(image: plan.images[image], limits: limits, opener: opener,
-                                             underlay: plan.underlay, enlarge: plan.enlarge, cache: cache, colors: colors)
-                outcome = painter.paint(rect, into: canvas)
+                let painted = picturePainter(for: plan.images[image]).paintKeyed(rect, into: canvas)
+                outcome = painted.outcome
+                keys.append(painted.key)
                 if case .failed(let reason) = outcome {
                     ErrorTile.paint(rect, reason: reason, clip: clip, canvas: canvas)
                 }
@@ -48,7 +50,13 @@ struct TilePainter: Sendable {
                 }
             }
         }
-        return outcome
+        return (outcome, keys)
+    }
+
+    /// The painter of `image`'s pictures on this plan's sheet.
+    func picturePainter(for image: PlannedImage) -> PicturePainter {
+        PicturePainter(image: image, limits: limits, opener: opener, underlay: plan.underlay, enlarge: plan.enlarge,
+                       cache: cache, colors: colors)
     }
 
     private static func pixelRect(_ rect: LayoutRect) -> PixelRect { (rect.x, rect.y, rect.width, rect.height) }
