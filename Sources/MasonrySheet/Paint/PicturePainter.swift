@@ -107,7 +107,9 @@ struct PicturePainter {
             // so these are the bytes of compositing the turned tile, without a tile-sized buffer
             // (two of them, fresh pages each, cost a turned photo more than turning it).
             let channels = canvas.channels
-            let shownRows = (0..<rect.height).map { canvas.pixels(y: rect.y + $0, x: rect.x, width: rect.width).baseAddress! }
+            let shownRows = UnsafeMutableBufferPointer<UnsafeMutablePointer<UInt8>>.allocate(capacity: rect.height)
+            defer { shownRows.deallocate() }
+            for y in 0..<rect.height { shownRows[y] = canvas.pixels(y: rect.y + y, x: rect.x, width: rect.width).baseAddress! }
             let composited = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: target.width * channels)
             defer { composited.deallocate() }
             try source.readRows { _, row in
@@ -118,10 +120,18 @@ struct PicturePainter {
                         let first = orientation.displayedPosition(x: 0, y: storedRow, width: target.width, height: target.height)
                         let second = orientation.displayedPosition(x: 1, y: storedRow, width: target.width, height: target.height)
                         let step = (x: second.x - first.x, y: second.y - first.y)
-                        for storedColumn in 0..<target.width {
-                            let x = first.x + storedColumn * step.x, y = first.y + storedColumn * step.y
-                            let from = composited.baseAddress! + storedColumn * channels, to = shownRows[y] + x * channels
-                            for channel in 0..<channels { to[channel] = from[channel] }
+                        // Unsafe hot loop: every position is inside the tile (the orientation maps the
+                        // stored tile onto the shown one), whose rows hold rect.width pixels.
+                        var x = first.x, y = first.y, from = UnsafePointer(composited.baseAddress!)
+                        for _ in 0..<target.width {
+                            let to = shownRows[y] + x &* channels
+                            to[0] = from[0]
+                            to[1] = from[1]
+                            to[2] = from[2]
+                            if channels == 4 { to[3] = from[3] }
+                            from += channels
+                            x &+= step.x
+                            y &+= step.y
                         }
                         if !kept.isEmpty {
                             kept.withUnsafeMutableBufferPointer { all in
