@@ -24,13 +24,18 @@ int mrk_avx2_available(void) {
     return (ebx & (1u << 5)) != 0;       // AVX2
 }
 
-MRK_AVX2 void mrk_build_quads(const int16_t *pixels, size_t count, int16_t *quads) {
-    // Within each 128-bit lane: (R0 G0 B0 A0 R1 G1 B1 A1) -> (R0 R1 G0 G1 B0 B1 A0 A1).
+/// Within each 128-bit lane: (R0 G0 B0 A0 R1 G1 B1 A1) -> (R0 R1 G0 G1 B0 B1 A0 A1), which
+/// turns four consecutive pixels into their quad.
+MRK_AVX2 static inline __m256i quad_of_pixels(__m256i four) {
     const __m256i interleave = _mm256_setr_epi8(0, 1, 8, 9, 2, 3, 10, 11, 4, 5, 12, 13, 6, 7, 14, 15,
                                                 0, 1, 8, 9, 2, 3, 10, 11, 4, 5, 12, 13, 6, 7, 14, 15);
+    return _mm256_shuffle_epi8(four, interleave);
+}
+
+MRK_AVX2 void mrk_build_quads(const int16_t *pixels, size_t count, int16_t *quads) {
     for (size_t k = 0; 4 * k < count; k++) {
         __m256i four = _mm256_loadu_si256((const __m256i *)(pixels + 16 * k));
-        _mm256_storeu_si256((__m256i *)(quads + 16 * k), _mm256_shuffle_epi8(four, interleave));
+        _mm256_storeu_si256((__m256i *)(quads + 16 * k), quad_of_pixels(four));
     }
 }
 
@@ -46,7 +51,9 @@ MRK_AVX2 static inline __m256i premultiplied4(__m128i bytes, int straight) {
     return _mm256_sub_epi16(_mm256_mullo_epi16(wide, factors), _mm256_set1_epi16((short)SAMPLE_OFFSET));
 }
 
-MRK_AVX2 void mrk_quads_from_row(const uint8_t *row, size_t width, mrk_layout layout, int16_t *pixels, int16_t *quads) {
+MRK_AVX2 void mrk_quads_from_row(const uint8_t *row, size_t width, mrk_layout layout, int16_t *quads) {
+    // Four pixels a step, converted and shuffled into their quad in registers (x stays a
+    // multiple of 4, so pixels x...x+3 are quad x / 4).
     size_t x = 0;
     const __m128i opaque_alpha = _mm_setr_epi8(0, 0, 0, -1, 0, 0, 0, -1, 0, 0, 0, -1, 0, 0, 0, -1);
     switch (layout) {
@@ -54,7 +61,7 @@ MRK_AVX2 void mrk_quads_from_row(const uint8_t *row, size_t width, mrk_layout la
     case MRK_OPAQUE_RGBA8:
         for (; x + 4 <= width; x += 4) {
             __m128i bytes = _mm_loadu_si128((const __m128i *)(row + 4 * x));
-            _mm256_storeu_si256((__m256i *)(pixels + 4 * x), premultiplied4(bytes, layout == MRK_RGBA8));
+            _mm256_storeu_si256((__m256i *)(quads + 4 * x), quad_of_pixels(premultiplied4(bytes, layout == MRK_RGBA8)));
         }
         break;
     case MRK_RGB8: {
@@ -63,7 +70,7 @@ MRK_AVX2 void mrk_quads_from_row(const uint8_t *row, size_t width, mrk_layout la
         for (; x + 6 <= width; x += 4) {
             __m128i bytes = _mm_loadu_si128((const __m128i *)(row + 3 * x));
             __m128i rgba = _mm_or_si128(_mm_shuffle_epi8(bytes, spread), opaque_alpha);
-            _mm256_storeu_si256((__m256i *)(pixels + 4 * x), premultiplied4(rgba, 0));
+            _mm256_storeu_si256((__m256i *)(quads + 4 * x), quad_of_pixels(premultiplied4(rgba, 0)));
         }
         break;
     }
@@ -73,23 +80,26 @@ MRK_AVX2 void mrk_quads_from_row(const uint8_t *row, size_t width, mrk_layout la
             int32_t four;
             memcpy(&four, row + x, 4);
             __m128i rgba = _mm_or_si128(_mm_shuffle_epi8(_mm_cvtsi32_si128(four), spread), opaque_alpha);
-            _mm256_storeu_si256((__m256i *)(pixels + 4 * x), premultiplied4(rgba, 0));
+            _mm256_storeu_si256((__m256i *)(quads + 4 * x), quad_of_pixels(premultiplied4(rgba, 0)));
         }
         break;
     }
     }
-    for (; x < width; x++) {
-        const uint8_t *p = layout == MRK_RGB8 ? row + 3 * x : layout == MRK_GREY8 ? row + x : row + 4 * x;
+    // The last 0...5 pixels one by one, zero-padded to whole quads (at most two).
+    int16_t tail[8 * 4] = {0};
+    size_t remaining = width - x;
+    for (size_t i = 0; i < remaining; i++) {
+        const size_t column = x + i;
+        const uint8_t *p = layout == MRK_RGB8 ? row + 3 * column : layout == MRK_GREY8 ? row + column : row + 4 * column;
         int r = p[0], g = layout == MRK_GREY8 ? p[0] : p[1], b = layout == MRK_GREY8 ? p[0] : p[2];
         int a = layout == MRK_RGBA8 || layout == MRK_OPAQUE_RGBA8 ? p[3] : 255;
         int factor = layout == MRK_RGBA8 ? a : 255;
-        pixels[4 * x + 0] = (int16_t)(r * factor - SAMPLE_OFFSET);
-        pixels[4 * x + 1] = (int16_t)(g * factor - SAMPLE_OFFSET);
-        pixels[4 * x + 2] = (int16_t)(b * factor - SAMPLE_OFFSET);
-        pixels[4 * x + 3] = (int16_t)(a * 255 - SAMPLE_OFFSET);
+        tail[4 * i + 0] = (int16_t)(r * factor - SAMPLE_OFFSET);
+        tail[4 * i + 1] = (int16_t)(g * factor - SAMPLE_OFFSET);
+        tail[4 * i + 2] = (int16_t)(b * factor - SAMPLE_OFFSET);
+        tail[4 * i + 3] = (int16_t)(a * 255 - SAMPLE_OFFSET);
     }
-    memset(pixels + 4 * width, 0, 3 * 4 * sizeof(int16_t));
-    mrk_build_quads(pixels, width, quads);
+    mrk_build_quads(tail, remaining, quads + 4 * x);
 }
 
 MRK_AVX2 void mrk_horizontal_avx2(const int16_t *quads, const int64_t *first_quad, const int16_t *weights,
@@ -201,8 +211,8 @@ size_t mrk_composite_rgb_avx2(const uint8_t *source, uint8_t *destination, size_
     return 0;
 }
 void mrk_build_quads(const int16_t *pixels, size_t count, int16_t *quads) { (void)pixels; (void)count; (void)quads; }
-void mrk_quads_from_row(const uint8_t *row, size_t width, mrk_layout layout, int16_t *pixels, int16_t *quads) {
-    (void)row; (void)width; (void)layout; (void)pixels; (void)quads;
+void mrk_quads_from_row(const uint8_t *row, size_t width, mrk_layout layout, int16_t *quads) {
+    (void)row; (void)width; (void)layout; (void)quads;
 }
 void mrk_horizontal_avx2(const int16_t *quads, const int64_t *first_quad, const int16_t *weights,
                          size_t quad_count, size_t output_count, int32_t max_sample, int16_t *output) {

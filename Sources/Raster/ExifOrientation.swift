@@ -68,6 +68,21 @@ public enum ExifOrientation: Int, Sendable, CaseIterable {
         case .left: (width - 1 - y, x)
         }
     }
+
+    /// Where the stored pixel (x, y) is shown, for a picture stored as `width` × `height`:
+    /// the inverse of `storedPosition`.
+    public func displayedPosition(x: Int, y: Int, width: Int, height: Int) -> (x: Int, y: Int) {
+        switch self {
+        case .up: (x, y)
+        case .upMirrored: (width - 1 - x, y)
+        case .down: (width - 1 - x, height - 1 - y)
+        case .downMirrored: (x, height - 1 - y)
+        case .leftMirrored: (y, x)
+        case .right: (height - 1 - y, x)
+        case .rightMirrored: (height - 1 - y, width - 1 - x)
+        case .left: (y, width - 1 - x)
+        }
+    }
 }
 
 extension ExifOrientation {

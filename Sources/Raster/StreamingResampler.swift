@@ -231,9 +231,7 @@ public final class StreamingResampler {
         let unshrunk = horizontal.shrinkFactor == 1 && vertical.shrinkFactor == 1
         if unshrunk && kernels == .avx2 {
             // The same samples as storeUnshrunk, straight into the horizontal pass's quads.
-            UnsafeMutableRawPointer(shrunkRow.baseAddress!).withMemoryRebound(to: Int16.self, capacity: 4 * (sourceWidth + 3)) { pixels in
-                mrk_quads_from_row(row.baseAddress!, sourceWidth, sourceFormat.kernelLayout, pixels, shrunkQuads.baseAddress!)
-            }
+            mrk_quads_from_row(row.baseAddress!, sourceWidth, sourceFormat.kernelLayout, shrunkQuads.baseAddress!)
         } else if unshrunk {
             storeUnshrunk(row)
         } else {

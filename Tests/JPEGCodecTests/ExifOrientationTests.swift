@@ -36,6 +36,21 @@ import Testing
         #expect(Set(shownPixels) == Set(storedPixels))
     }
 
+    /// `displayedPosition` puts every stored pixel where `apply` shows it, and undoes `storedPosition`.
+    @Test(arguments: ExifOrientation.allCases)
+    func displayedPositionIsWhereApplyShowsAPixel(_ orientation: ExifOrientation) {
+        let shown = orientation.apply(to: Self.pixels, width: Self.width, height: Self.height)
+        let shownWidth = orientation.displaySize(width: Self.width, height: Self.height).width
+        for y in 0..<Self.height {
+            for x in 0..<Self.width {
+                let at = orientation.displayedPosition(x: x, y: y, width: Self.width, height: Self.height)
+                #expect(Self.pixel(shown, at.x, at.y, width: shownWidth) == [UInt8(x), UInt8(y), 7, 255])
+                let back = orientation.storedPosition(x: at.x, y: at.y, width: Self.width, height: Self.height)
+                #expect(back == (x, y))
+            }
+        }
+    }
+
     @Test func rawValuesAreExifs() {
         #expect(ExifOrientation.allCases.map(\.rawValue) == Array(1...8))
         #expect(ExifOrientation.allCases.filter(\.swapsAxes).map(\.rawValue) == [5, 6, 7, 8])

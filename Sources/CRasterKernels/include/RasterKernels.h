@@ -25,8 +25,9 @@ typedef enum { MRK_RGBA8 = 0, MRK_OPAQUE_RGBA8 = 1, MRK_RGB8 = 2, MRK_GREY8 = 3 
 /// One source row straight to quads (see mrk_build_quads), for images with no box shrink:
 /// each pixel premultiplied and minus 32768, exactly as StreamingResampler's unshrunk rows
 /// ((c·a, c·a, c·a, 255·a) for straight RGBA8, (c·255, ..., 255·255) for the opaque layouts).
-/// `pixels` is scratch for width + 3 pixels (it receives the converted row, zero-padded).
-void mrk_quads_from_row(const uint8_t *row, size_t width, mrk_layout layout, int16_t *pixels, int16_t *quads);
+/// Each group of four pixels goes from the row into its quad in registers (no pixel row in
+/// between); the last quad is zero-padded.
+void mrk_quads_from_row(const uint8_t *row, size_t width, mrk_layout layout, int16_t *quads);
 
 /// The horizontal pass: for each output x, the sum over its taps (quad_count quads of four,
 /// weights in `weights` as 16 int16 per quad: w0 w1 repeated four times, then w2 w3) of

@@ -117,19 +117,48 @@ struct PicturePainter {
                 } }
             }
         } else {
-            // Turned: the tile is assembled in its stored orientation (memory bounded by the tile), then turned.
-            var stored: [UInt8] = []
-            stored.reserveCapacity(rowBytes * rect.height)
+            // Turned: each resampled row (a row of the stored picture) is composited on its own and
+            // its pixels are put where the orientation shows them: compositing goes pixel by pixel,
+            // so these are the bytes of compositing the turned tile, without a tile-sized buffer
+            // (two of them, fresh pages each, cost a turned photo more than turning it).
+            let channels = canvas.channels
+            let shownRows = UnsafeMutableBufferPointer<UnsafeMutablePointer<UInt8>>.allocate(capacity: rect.height)
+            defer { shownRows.deallocate() }
+            for y in 0..<rect.height { shownRows[y] = canvas.pixels(y: rect.y + y, x: rect.x, width: rect.width).baseAddress! }
+            let composited = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: target.width * channels)
+            defer { composited.deallocate() }
             try source.readRows { _, row in
-                scaler.push(row: row) { _, resampled in
-                    converting(resampled, by: color.afterResampling, scratch: &resampledScratch) { stored.append(contentsOf: $0) }
+                scaler.push(row: row) { storedRow, resampled in
+                    converting(resampled, by: color.afterResampling, scratch: &resampledScratch) { pixels in
+                        compositeOver(background: underlay, source: pixels, into: composited, channels: channels)
+                        // A stored row is a line in the shown tile: its start and its step per pixel.
+                        let first = orientation.displayedPosition(x: 0, y: storedRow, width: target.width, height: target.height)
+                        let second = orientation.displayedPosition(x: 1, y: storedRow, width: target.width, height: target.height)
+                        let step = (x: second.x - first.x, y: second.y - first.y)
+                        // Unsafe hot loop: every position is inside the tile (the orientation maps the
+                        // stored tile onto the shown one), whose rows hold rect.width pixels.
+                        var x = first.x, y = first.y, from = UnsafePointer(composited.baseAddress!)
+                        for _ in 0..<target.width {
+                            let to = shownRows[y] + x &* channels
+                            to[0] = from[0]
+                            to[1] = from[1]
+                            to[2] = from[2]
+                            if channels == 4 { to[3] = from[3] }
+                            from += channels
+                            x &+= step.x
+                            y &+= step.y
+                        }
+                        if !kept.isEmpty {
+                            kept.withUnsafeMutableBufferPointer { all in
+                                for storedColumn in 0..<target.width {
+                                    let x = first.x + storedColumn * step.x, y = first.y + storedColumn * step.y
+                                    for byte in 0..<4 { all[(y * rect.width + x) * 4 + byte] = pixels[storedColumn * 4 + byte] }
+                                }
+                            }
+                        }
+                    }
                 }
             }
-            let shown = orientation.apply(to: stored, width: target.width, height: target.height)
-            shown.withUnsafeBufferPointer { all in
-                for row in 0..<rect.height { composite(row, UnsafeBufferPointer(rebasing: all[(row * rowBytes)..<((row + 1) * rowBytes)])) }
-            }
-            if !kept.isEmpty { kept = shown }
         }
         if let problem = source.trailingProblem { return .drawnWithWarning(problem.reason) }
         if let problem = color.problem { return .drawnWithWarning(problem.reason + "; drawn as stored") }
