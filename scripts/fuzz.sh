@@ -47,7 +47,7 @@ build() {
 }
 
 case "${1:-}" in
-    --list) build; "$binary" --list; exit 0 ;;
+    --list) build >&2; "$binary" --list; exit 0 ;;
     --build) build; echo "$binary"; exit 0 ;;
     ""|-h|--help) sed -n '2,6p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 esac

@@ -82,7 +82,7 @@ public final class InputFile {
             if end <= head.count || (head.count < Self.headBytes && offset <= head.count) {
                 let count = min(end, head.count) - offset
                 head.withUnsafeBufferPointer { bytes in
-                    _ = buffer.baseAddress!.update(from: bytes.baseAddress! + offset, count: count)
+                    buffer.baseAddress!.update(from: bytes.baseAddress! + offset, count: count)
                 }
                 return count
             }

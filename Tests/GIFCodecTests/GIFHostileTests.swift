@@ -244,7 +244,7 @@ import Testing
 
     private func write(_ bytes: [UInt8]) -> String {
         let path = folder.file("input.gif")
-        FileManager.default.createFile(atPath: path, contents: Data(bytes))
+        #expect(FileManager.default.createFile(atPath: path, contents: Data(bytes)), "cannot write \(path)")
         return path
     }
 }
