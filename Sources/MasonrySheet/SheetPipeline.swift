@@ -395,9 +395,9 @@ public enum SheetPipeline {
             }
         }
         if !outputsFound.isEmpty {
+            // Rare (an earlier output in a scanned folder): a copy without them, by position.
             let found = Set(outputsFound)
-            var position = 0
-            selected.removeAll { _ in defer { position += 1 }; return found.contains(position) }
+            selected = selected.indices.filter { !found.contains($0) }.map { selected[$0] }
         }
         // An output that is an input is named as such before a user's file is refused (the scan
         // knows most inputs' identities only now, from the header pass).
