@@ -32,11 +32,29 @@ MRK_AVX2 static inline __m256i quad_of_pixels(__m256i four) {
     return _mm256_shuffle_epi8(four, interleave);
 }
 
-MRK_AVX2 void mrk_build_quads(const int16_t *pixels, size_t count, int16_t *quads) {
+#define MRK_INLINE static inline __attribute__((always_inline))
+
+/// Stores four pixels' quad at `quad`; with `compare` (a constant where this is inlined),
+/// clears the lanes of `*unchanged` where it differs from what `quad` held.
+MRK_AVX2 MRK_INLINE void store_quad(__m256i *quad, __m256i shuffled, __m256i *unchanged, const int compare) {
+    if (compare) *unchanged = _mm256_and_si256(*unchanged, _mm256_cmpeq_epi64(_mm256_loadu_si256(quad), shuffled));
+    _mm256_storeu_si256(quad, shuffled);
+}
+
+/// 1 when every lane of `unchanged` is set.
+MRK_AVX2 static inline int all_unchanged(__m256i unchanged) { return _mm256_movemask_epi8(unchanged) == -1; }
+
+MRK_AVX2 MRK_INLINE int build_quads(const int16_t *pixels, size_t count, int16_t *quads, const int compare) {
+    __m256i unchanged = _mm256_set1_epi8(-1);
     for (size_t k = 0; 4 * k < count; k++) {
         __m256i four = _mm256_loadu_si256((const __m256i *)(pixels + 16 * k));
-        _mm256_storeu_si256((__m256i *)(quads + 16 * k), quad_of_pixels(four));
+        store_quad((__m256i *)(quads + 16 * k), quad_of_pixels(four), &unchanged, compare);
     }
+    return compare && all_unchanged(unchanged);
+}
+
+MRK_AVX2 int mrk_build_quads(const int16_t *pixels, size_t count, int16_t *quads, int compare) {
+    return compare ? build_quads(pixels, count, quads, 1) : build_quads(pixels, count, quads, 0);
 }
 
 /// 8-bit pixel bytes (four pixels, 16 bytes) widened and multiplied by their factors, minus 32768.
@@ -51,17 +69,18 @@ MRK_AVX2 static inline __m256i premultiplied4(__m128i bytes, int straight) {
     return _mm256_sub_epi16(_mm256_mullo_epi16(wide, factors), _mm256_set1_epi16((short)SAMPLE_OFFSET));
 }
 
-MRK_AVX2 void mrk_quads_from_row(const uint8_t *row, size_t width, mrk_layout layout, int16_t *quads) {
+MRK_AVX2 MRK_INLINE int quads_from_row(const uint8_t *row, size_t width, mrk_layout layout, int16_t *quads, const int compare) {
     // Four pixels a step, converted and shuffled into their quad in registers (x stays a
     // multiple of 4, so pixels x...x+3 are quad x / 4).
     size_t x = 0;
+    __m256i unchanged = _mm256_set1_epi8(-1);
     const __m128i opaque_alpha = _mm_setr_epi8(0, 0, 0, -1, 0, 0, 0, -1, 0, 0, 0, -1, 0, 0, 0, -1);
     switch (layout) {
     case MRK_RGBA8:
     case MRK_OPAQUE_RGBA8:
         for (; x + 4 <= width; x += 4) {
             __m128i bytes = _mm_loadu_si128((const __m128i *)(row + 4 * x));
-            _mm256_storeu_si256((__m256i *)(quads + 4 * x), quad_of_pixels(premultiplied4(bytes, layout == MRK_RGBA8)));
+            store_quad((__m256i *)(quads + 4 * x), quad_of_pixels(premultiplied4(bytes, layout == MRK_RGBA8)), &unchanged, compare);
         }
         break;
     case MRK_RGB8: {
@@ -70,7 +89,7 @@ MRK_AVX2 void mrk_quads_from_row(const uint8_t *row, size_t width, mrk_layout la
         for (; x + 6 <= width; x += 4) {
             __m128i bytes = _mm_loadu_si128((const __m128i *)(row + 3 * x));
             __m128i rgba = _mm_or_si128(_mm_shuffle_epi8(bytes, spread), opaque_alpha);
-            _mm256_storeu_si256((__m256i *)(quads + 4 * x), quad_of_pixels(premultiplied4(rgba, 0)));
+            store_quad((__m256i *)(quads + 4 * x), quad_of_pixels(premultiplied4(rgba, 0)), &unchanged, compare);
         }
         break;
     }
@@ -80,7 +99,7 @@ MRK_AVX2 void mrk_quads_from_row(const uint8_t *row, size_t width, mrk_layout la
             int32_t four;
             memcpy(&four, row + x, 4);
             __m128i rgba = _mm_or_si128(_mm_shuffle_epi8(_mm_cvtsi32_si128(four), spread), opaque_alpha);
-            _mm256_storeu_si256((__m256i *)(quads + 4 * x), quad_of_pixels(premultiplied4(rgba, 0)));
+            store_quad((__m256i *)(quads + 4 * x), quad_of_pixels(premultiplied4(rgba, 0)), &unchanged, compare);
         }
         break;
     }
@@ -99,7 +118,11 @@ MRK_AVX2 void mrk_quads_from_row(const uint8_t *row, size_t width, mrk_layout la
         tail[4 * i + 2] = (int16_t)(b * factor - SAMPLE_OFFSET);
         tail[4 * i + 3] = (int16_t)(a * 255 - SAMPLE_OFFSET);
     }
-    mrk_build_quads(tail, remaining, quads + 4 * x);
+    return build_quads(tail, remaining, quads + 4 * x, compare) && all_unchanged(unchanged);
+}
+
+MRK_AVX2 int mrk_quads_from_row(const uint8_t *row, size_t width, mrk_layout layout, int16_t *quads, int compare) {
+    return compare ? quads_from_row(row, width, layout, quads, 1) : quads_from_row(row, width, layout, quads, 0);
 }
 
 MRK_AVX2 void mrk_horizontal_avx2(const int16_t *quads, const int64_t *first_quad, const int16_t *weights,
@@ -131,17 +154,44 @@ MRK_AVX2 static inline __m256i levels8(__m256i sum, __m256i largest) {
     return _mm256_srai_epi32(_mm256_mullo_epi32(scaled, _mm256_set1_epi32(32897)), 23);
 }
 
+MRK_AVX2 size_t mrk_same_chunks(const int16_t *row, const int16_t *previous, size_t width, uint64_t *same) {
+    uint64_t word = 0;
+    size_t chunk = 0, count = 0;
+    for (size_t x = 0; x < width; x += 4, chunk++) {
+        __m256i equal = _mm256_cmpeq_epi16(_mm256_loadu_si256((const __m256i *)(row + 4 * x)),
+                                           _mm256_loadu_si256((const __m256i *)(previous + 4 * x)));
+        word |= (uint64_t)(_mm256_movemask_epi8(equal) == -1) << (chunk & 63);
+        if ((chunk & 63) == 63) {
+            same[chunk >> 6] = word;
+            count += (size_t)__builtin_popcountll(word);
+            word = 0;
+        }
+    }
+    if (chunk & 63) {
+        same[chunk >> 6] = word;
+        count += (size_t)__builtin_popcountll(word);
+    }
+    return count;
+}
+
 MRK_AVX2 void mrk_vertical_avx2(const int16_t *const *rows, const int16_t *weights, size_t row_count,
-                                size_t width, int32_t max_sample, uint8_t *output) {
+                                const uint64_t *flat_chunks, size_t width, int32_t max_sample, uint8_t *output) {
     const __m256i start = _mm256_set1_epi32(SAMPLE_OFFSET << FRACTION_BITS);
     const __m256i largest = _mm256_set1_epi32(max_sample << FRACTION_BITS);
+    const __m256i one_unit = _mm256_set1_epi32(1 << FRACTION_BITS);   // the weights 2^14 and 0, paired
     const __m128i alpha_of_each = _mm_setr_epi8(3, 3, 3, 3, 7, 7, 7, 7, 11, 11, 11, 11, 15, 15, 15, 15);
     size_t x = 0;
     // Four pixels a step; the last step may read up to three pixels past the row and
     // stores only the pixels that exist.
     for (; x < width; x += 4) {
         __m256i even = start, odd = start;   // pixels x, x+2 and x+1, x+3
-        for (size_t p = 0; p + 1 < row_count; p += 2) {
+        if (flat_chunks && ((flat_chunks[x >> 8] >> ((x >> 2) & 63)) & 1)) {
+            // Every row holds the same four pixels: the weights sum to one unit, so the sum is
+            // the first row's samples times one unit, whatever the weights.
+            __m256i upper = _mm256_loadu_si256((const __m256i *)(rows[0] + 4 * x)), none = _mm256_setzero_si256();
+            even = _mm256_add_epi32(even, _mm256_madd_epi16(_mm256_unpacklo_epi16(upper, none), one_unit));
+            odd = _mm256_add_epi32(odd, _mm256_madd_epi16(_mm256_unpackhi_epi16(upper, none), one_unit));
+        } else for (size_t p = 0; p + 1 < row_count; p += 2) {
             __m256i upper = _mm256_loadu_si256((const __m256i *)(rows[p] + 4 * x));
             __m256i lower = _mm256_loadu_si256((const __m256i *)(rows[p + 1] + 4 * x));
             __m256i w = _mm256_set1_epi32((int32_t)(((uint32_t)(uint16_t)weights[p + 1] << 16) | (uint16_t)weights[p]));
@@ -210,17 +260,25 @@ size_t mrk_composite_rgb_avx2(const uint8_t *source, uint8_t *destination, size_
     (void)source; (void)destination; (void)count; (void)red; (void)green; (void)blue;
     return 0;
 }
-void mrk_build_quads(const int16_t *pixels, size_t count, int16_t *quads) { (void)pixels; (void)count; (void)quads; }
-void mrk_quads_from_row(const uint8_t *row, size_t width, mrk_layout layout, int16_t *quads) {
-    (void)row; (void)width; (void)layout; (void)quads;
+int mrk_build_quads(const int16_t *pixels, size_t count, int16_t *quads, int compare) {
+    (void)pixels; (void)count; (void)quads; (void)compare;
+    return 0;
+}
+int mrk_quads_from_row(const uint8_t *row, size_t width, mrk_layout layout, int16_t *quads, int compare) {
+    (void)row; (void)width; (void)layout; (void)quads; (void)compare;
+    return 0;
 }
 void mrk_horizontal_avx2(const int16_t *quads, const int64_t *first_quad, const int16_t *weights,
                          size_t quad_count, size_t output_count, int32_t max_sample, int16_t *output) {
     (void)quads; (void)first_quad; (void)weights; (void)quad_count; (void)output_count; (void)max_sample; (void)output;
 }
+size_t mrk_same_chunks(const int16_t *row, const int16_t *previous, size_t width, uint64_t *same) {
+    (void)row; (void)previous; (void)width; (void)same;
+    return 0;
+}
 void mrk_vertical_avx2(const int16_t *const *rows, const int16_t *weights, size_t row_count,
-                       size_t width, int32_t max_sample, uint8_t *output) {
-    (void)rows; (void)weights; (void)row_count; (void)width; (void)max_sample; (void)output;
+                       const uint64_t *flat_chunks, size_t width, int32_t max_sample, uint8_t *output) {
+    (void)rows; (void)weights; (void)row_count; (void)flat_chunks; (void)width; (void)max_sample; (void)output;
 }
 
 #endif

@@ -25,6 +25,10 @@ import CRasterKernels
 ///
 /// - Speed: on a CPU with AVX2 the two filter passes are CRasterKernels' AVX2 code (four
 ///   taps or four pixels a step), elsewhere the Swift code below; the integers are the same.
+///   The AVX2 passes also skip work that flat areas make redundant (drawings, screenshots and
+///   scans are mostly flat): a row equal to the row before reuses its horizontal result, and
+///   four target pixels whose rows all hold the same samples are that colour, since the
+///   weights sum to one.
 ///
 /// One instance resamples one image: call `push(row:emit:)` exactly `sourceHeight` times.
 /// The last push emits the last target rows. If `emit` throws, discard the instance.
@@ -100,6 +104,17 @@ public final class StreamingResampler {
     private let horizontalFirstQuads: UnsafeMutableBufferPointer<Int64>
     private let horizontalWeightQuads: UnsafeMutableBufferPointer<Int16>
     private let horizontalQuadCount: Int
+    /// AVX2 only: for each slot of `reducedRows`, bit k set when its pixels 4k...4k+3 equal those
+    /// of the reduced row before it (`mrk_same_chunks`); and, for the target row being filtered,
+    /// the chunks equal in every row it reads, for which the vertical pass reads one row.
+    private let reducedSameChunks: UnsafeMutableBufferPointer<UInt64>
+    private let flatChunks: UnsafeMutableBufferPointer<UInt64>
+    private let chunkWords: Int
+    /// Rows left before the AVX2 passes look for flat areas again: a reduced row with few
+    /// chunks equal to the row before (a photo's) pauses the looking for `flatPauseRows` rows,
+    /// so that photos pay little for it.
+    private var untrackedRows = 0
+    private static let flatPauseRows = 16
     /// The weights of `verticalTapRows`, one a row.
     private let verticalTapWeights: UnsafeMutableBufferPointer<Int16>
 
@@ -179,6 +194,11 @@ public final class StreamingResampler {
         horizontalFirstQuads = .allocate(capacity: quadCount == 0 ? 0 : targetWidth)
         horizontalWeightQuads = .allocate(capacity: 16 * quadCount * targetWidth)
         horizontalWeightQuads.initialize(repeating: 0)
+        chunkWords = (targetWidth + 3) / 4 / 64 + 1
+        reducedSameChunks = .allocate(capacity: quadCount == 0 ? 0 : chunkWords * vertical.filter.tapCount)
+        reducedSameChunks.initialize(repeating: 0)
+        flatChunks = .allocate(capacity: quadCount == 0 ? 0 : chunkWords)
+        flatChunks.initialize(repeating: 0)
         for x in 0..<(quadCount == 0 ? 0 : targetWidth) {
             let first = horizontal.filter.firstInput[x]
             horizontalFirstQuads[x] = Int64(first / 4)
@@ -213,6 +233,8 @@ public final class StreamingResampler {
         shrunkQuads.deallocate()
         horizontalFirstQuads.deallocate()
         horizontalWeightQuads.deallocate()
+        reducedSameChunks.deallocate()
+        flatChunks.deallocate()
         verticalRowWeights.deallocate()
         verticalWeightPairs.deallocate()
         targetRow.deallocate()
@@ -229,9 +251,11 @@ public final class StreamingResampler {
         precondition(pushedRowCount < sourceHeight, "more rows pushed than sourceHeight")
         pushedRowCount += 1
         let unshrunk = horizontal.shrinkFactor == 1 && vertical.shrinkFactor == 1
+        var quadsUnchanged = false
         if unshrunk && kernels == .avx2 {
             // The same samples as storeUnshrunk, straight into the horizontal pass's quads.
-            mrk_quads_from_row(row.baseAddress!, sourceWidth, sourceFormat.kernelLayout, shrunkQuads.baseAddress!)
+            quadsUnchanged = mrk_quads_from_row(row.baseAddress!, sourceWidth, sourceFormat.kernelLayout, shrunkQuads.baseAddress!,
+                                                untrackedRows == 0 ? 1 : 0) != 0
         } else if unshrunk {
             storeUnshrunk(row)
         } else {
@@ -241,7 +265,7 @@ public final class StreamingResampler {
             shrinkGroup()
         }
         let tapCount = vertical.filter.tapCount
-        reduceHorizontally(into: targetWidth * (shrunkRowCount % tapCount), quadsBuilt: unshrunk)
+        reduceHorizontally(row: shrunkRowCount, quadsBuilt: unshrunk, quadsUnchanged: quadsUnchanged)
         shrunkRowCount += 1
         while emittedRowCount < targetHeight,
               verticalNextFirstInput + tapCount <= shrunkRowCount {
@@ -447,18 +471,38 @@ public final class StreamingResampler {
 
     /// Filters `shrunkRow` horizontally into `reducedRows`, starting at pixel `offset`
     /// (`quadsBuilt`: the AVX2 pass's quads were made from the source row already).
-    private func reduceHorizontally(into offset: Int, quadsBuilt: Bool) {
+    /// Reduces shrunk row `row` into its slot of `reducedRows`. With AVX2, `quadsBuilt` says
+    /// the row's quads are in `shrunkQuads` already, and `quadsUnchanged` that they were those
+    /// of the row before (whose reduced row is then copied).
+    private func reduceHorizontally(row: Int, quadsBuilt: Bool, quadsUnchanged: Bool) {
+        let tapCount = vertical.filter.tapCount, slot = row % tapCount, offset = targetWidth * slot
         if kernels == .avx2 {
             // firstInput[x] / 4 + quadCount quads, within the row's quads and the zero ones after them.
-            let quads = shrunkQuads.baseAddress!
+            let quads = shrunkQuads.baseAddress!, tracking = untrackedRows == 0
+            var unchanged = quadsUnchanged
             if !quadsBuilt {
-                UnsafeRawPointer(shrunkRow.baseAddress!).withMemoryRebound(to: Int16.self, capacity: 4 * (horizontal.shrunkSize + 3)) { pixels in
-                    mrk_build_quads(pixels, horizontal.shrunkSize, quads)
+                unchanged = UnsafeRawPointer(shrunkRow.baseAddress!).withMemoryRebound(to: Int16.self, capacity: 4 * (horizontal.shrunkSize + 3)) { pixels in
+                    mrk_build_quads(pixels, horizontal.shrunkSize, quads, tracking ? 1 : 0) != 0
                 }
             }
-            UnsafeMutableRawPointer(reducedRows.baseAddress! + offset).withMemoryRebound(to: Int16.self, capacity: 4 * targetWidth) { output in
-                mrk_horizontal_avx2(quads, horizontalFirstQuads.baseAddress!, horizontalWeightQuads.baseAddress!, horizontalQuadCount,
-                                    targetWidth, Self.maxSample, output)
+            let sameChunks = reducedSameChunks.baseAddress! + chunkWords * slot
+            let previous = targetWidth * ((row + tapCount - 1) % tapCount)
+            if unchanged && row > 0 {
+                // The row before (still held) had these quads, so its reduced row is this one's.
+                if previous != offset { (reducedRows.baseAddress! + offset).update(from: reducedRows.baseAddress! + previous, count: targetWidth) }
+                sameChunks.update(repeating: ~0, count: chunkWords)
+                return
+            }
+            let reduced = UnsafeMutableRawPointer(reducedRows.baseAddress!).assumingMemoryBound(to: Int16.self)
+            mrk_horizontal_avx2(quads, horizontalFirstQuads.baseAddress!, horizontalWeightQuads.baseAddress!, horizontalQuadCount,
+                                targetWidth, Self.maxSample, reduced + 4 * offset)
+            // Which chunks equal the row before (a ring of one slot holds no row before).
+            if tracking && row > 0 && tapCount > 1 {
+                let same = mrk_same_chunks(reduced + 4 * offset, reduced + 4 * previous, targetWidth, sameChunks)
+                if 8 * same < (targetWidth + 3) / 4 { untrackedRows = Self.flatPauseRows }
+            } else {
+                sameChunks.update(repeating: 0, count: chunkWords)
+                if !tracking { untrackedRows -= 1 }
             }
             return
         }
@@ -495,13 +539,15 @@ public final class StreamingResampler {
     /// `targetRow` (premultiplied RGBA8).
     private func reduceVertically(firstInput: Int, weights rowWeights: UnsafeMutableBufferPointer<Int32>) {
         let tapCount = vertical.filter.tapCount, width = targetWidth
-        var usedTaps = 0
+        var usedTaps = 0, firstUsed = -1, lastUsed = -1
         for tap in 0..<tapCount {
             let weight = Int16(rowWeights[tap])
             if weight == 0 { continue }
             verticalTapRows[usedTaps] = UnsafePointer(reducedRows.baseAddress! + width * ((firstInput + tap) % tapCount))
             verticalTapWeights[usedTaps] = weight
             usedTaps += 1
+            if firstUsed < 0 { firstUsed = firstInput + tap }
+            lastUsed = firstInput + tap
         }
         if usedTaps % 2 == 1 {
             verticalTapRows[usedTaps] = verticalTapRows[usedTaps - 1]
@@ -509,9 +555,22 @@ public final class StreamingResampler {
             usedTaps += 1
         }
         if kernels == .avx2 {
+            // A chunk is flat when it equals the row before in every row from the first read to
+            // the last (the rows between them included, which is stricter).
+            flatChunks.update(repeating: ~0)
+            var anyFlat: UInt64 = ~0
+            for row in stride(from: firstUsed + 1, through: lastUsed, by: 1) where anyFlat != 0 {
+                let same = reducedSameChunks.baseAddress! + chunkWords * (row % tapCount)
+                anyFlat = 0
+                for word in 0..<chunkWords {
+                    flatChunks[word] &= same[word]
+                    anyFlat |= flatChunks[word]
+                }
+            }
             // Every row is followed by at least three readable pixels (the next slot, or the padding).
             UnsafeRawPointer(verticalTapRows.baseAddress!).withMemoryRebound(to: UnsafePointer<Int16>?.self, capacity: usedTaps) { rows in
-                mrk_vertical_avx2(rows, verticalTapWeights.baseAddress!, usedTaps, width, Self.maxSample, targetRow.baseAddress!)
+                mrk_vertical_avx2(rows, verticalTapWeights.baseAddress!, usedTaps, anyFlat == 0 ? nil : flatChunks.baseAddress!, width,
+                                  Self.maxSample, targetRow.baseAddress!)
             }
             return
         }

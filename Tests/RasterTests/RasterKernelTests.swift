@@ -39,4 +39,63 @@ struct RasterKernelTests {
             }
         }
     }
+
+    /// The AVX2 passes' shortcuts for flat areas (a row equal to the one before reuses its
+    /// reduced row; four target pixels whose rows are all equal there take one row) give the
+    /// portable passes' bytes: drawings made of runs of a few colours (transparent pixels of
+    /// different colours among them), rows repeated, photos' noise in places, every layout,
+    /// shrinking, reducing and enlarging.
+    @Test func flatAreaShortcutsEqualThePortablePasses() {
+        let seed = SplitMix64.testSeed ^ 0xF1A7
+        var generator = SplitMix64(seed: seed)
+        let formats: [PixelFormat] = [.rgba8, .opaqueRGBA8, .rgb8, .grey8]
+        for round in 0..<120 {
+            let format = formats[round % formats.count], channels = format.bytesPerPixel
+            let width = Int.random(in: 1...(round % 3 == 0 ? 700 : 120), using: &generator)
+            let height = Int.random(in: 1...(round % 5 == 0 ? 400 : 90), using: &generator)
+            let toWidth = Int.random(in: 1...160, using: &generator), toHeight = Int.random(in: 1...160, using: &generator)
+            let palette: [[UInt8]] = (0..<3).map { _ in
+                (0..<channels).map { channel in
+                    format == .opaqueRGBA8 && channel == 3 ? 255 : UInt8.random(in: 0...255, using: &generator)
+                }
+            } + [format == .rgba8 ? [0, 0, 0, 0] : Array(repeating: 255, count: channels)]
+            var rows: [[UInt8]] = []
+            while rows.count < height {
+                var row: [UInt8] = []
+                while row.count < width * channels {
+                    let run = Int.random(in: 1...(width / 2 + 1), using: &generator)
+                    let kind = Int.random(in: 0..<10, using: &generator)
+                    for _ in 0..<run where row.count < width * channels {
+                        if kind == 0 {   // noise
+                            row += (0..<channels).map { channel in
+                                format == .opaqueRGBA8 && channel == 3 ? 255 : UInt8.random(in: 0...255, using: &generator)
+                            }
+                        } else if kind == 1 && format == .rgba8 {   // transparent, of any colour
+                            row += [UInt8.random(in: 0...255, using: &generator), 7, 200, 0]
+                        } else {
+                            row += palette[kind % palette.count]
+                        }
+                    }
+                }
+                let repeats = Int.random(in: 1...12, using: &generator)
+                rows += Array(repeating: row, count: min(repeats, height - rows.count))
+            }
+            func run(_ kernels: RasterKernels) -> [UInt8] {
+                let resampler = StreamingResampler(sourceWidth: width, sourceHeight: height, targetWidth: toWidth,
+                                                   targetHeight: toHeight, sourceFormat: format, kernels: kernels)
+                var output: [UInt8] = []
+                for row in rows {
+                    row.withUnsafeBufferPointer { row in resampler.push(row: row) { _, pixels in output += pixels } }
+                }
+                return output
+            }
+            let portable = run(.portable), avx2 = run(.avx2)
+            #expect(portable.count == 4 * toWidth * toHeight)
+            if avx2 != portable {
+                let first = portable.indices.first { portable[$0] != avx2[$0] } ?? -1
+                Issue.record("seed \(seed), round \(round): \(format) \(width)x\(height) -> \(toWidth)x\(toHeight): byte \(first) differs")
+                return
+            }
+        }
+    }
 }

@@ -16,8 +16,10 @@ int mrk_avx2_available(void);
 /// Builds the horizontal pass's input for one row: quad k holds pixels 4k, 4k+1 interleaved
 /// channel by channel, then 4k+2, 4k+3 likewise (16 int16), for k < ceil(count / 4). `pixels`
 /// must hold count + 3 pixels (zeros past the row). Each pixel is in one quad: an output whose
-/// taps start inside a quad gets zero weights for the pixels before them.
-void mrk_build_quads(const int16_t *pixels, size_t count, int16_t *quads);
+/// taps start inside a quad gets zero weights for the pixels before them. With `compare`,
+/// returns 1 when `quads` held these quads already (a row equal to the one before it);
+/// otherwise 0.
+int mrk_build_quads(const int16_t *pixels, size_t count, int16_t *quads, int compare);
 
 /// The layouts of 8-bit source rows (StreamingResampler's PixelFormat).
 typedef enum { MRK_RGBA8 = 0, MRK_OPAQUE_RGBA8 = 1, MRK_RGB8 = 2, MRK_GREY8 = 3 } mrk_layout;
@@ -26,8 +28,9 @@ typedef enum { MRK_RGBA8 = 0, MRK_OPAQUE_RGBA8 = 1, MRK_RGB8 = 2, MRK_GREY8 = 3 
 /// each pixel premultiplied and minus 32768, exactly as StreamingResampler's unshrunk rows
 /// ((c·a, c·a, c·a, 255·a) for straight RGBA8, (c·255, ..., 255·255) for the opaque layouts).
 /// Each group of four pixels goes from the row into its quad in registers (no pixel row in
-/// between); the last quad is zero-padded.
-void mrk_quads_from_row(const uint8_t *row, size_t width, mrk_layout layout, int16_t *quads);
+/// between); the last quad is zero-padded. With `compare`, returns 1 when `quads` held these
+/// quads already; otherwise 0.
+int mrk_quads_from_row(const uint8_t *row, size_t width, mrk_layout layout, int16_t *quads, int compare);
 
 /// The horizontal pass: for each output x, the sum over its taps (quad_count quads of four,
 /// weights in `weights` as 16 int16 per quad: w0 w1 repeated four times, then w2 w3) of
@@ -36,12 +39,18 @@ void mrk_quads_from_row(const uint8_t *row, size_t width, mrk_layout layout, int
 void mrk_horizontal_avx2(const int16_t *quads, const int64_t *first_quad, const int16_t *weights,
                          size_t quad_count, size_t output_count, int32_t max_sample, int16_t *output);
 
+/// Sets bit k of `same` (bit k % 64 of word k / 64) when pixels 4k...4k+3 of `row` equal those
+/// of `previous` (rows of `width` pixels of four int16, readable for width + 3 pixels), and
+/// returns how many bits it set.
+size_t mrk_same_chunks(const int16_t *row, const int16_t *previous, size_t width, uint64_t *same);
+
 /// The vertical pass: `row_count` (even) rows of `width` pixels, each pair of rows weighted
 /// by `weights[2p]`, `weights[2p + 1]`; each output pixel is the sum plus 32768 units, clamped,
 /// divided by 255 << 14 with rounding, its colour clamped to its alpha, as RGBA8. Every row
-/// must be readable for width + 3 pixels.
+/// must be readable for width + 3 pixels. Bit k of `flat_chunks` (or NULL) says that pixels
+/// 4k...4k+3 are the same in every row: their sum is then the first row's times one unit.
 void mrk_vertical_avx2(const int16_t *const *rows, const int16_t *weights, size_t row_count,
-                       size_t width, int32_t max_sample, uint8_t *output);
+                       const uint64_t *flat_chunks, size_t width, int32_t max_sample, uint8_t *output);
 
 /// RGB "over" for compositing: each of the first pixels of `source` (premultiplied RGBA8,
 /// colour never above alpha) becomes (colour·255 + background·(255 − alpha) + 127) / 255 in
