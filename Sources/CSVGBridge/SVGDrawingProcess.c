@@ -9,7 +9,6 @@
 #include <pthread.h>
 #include <signal.h>
 #include <spawn.h>
-#include <stdatomic.h>
 #include <stdlib.h>
 #include <dirent.h>
 #include <string.h>
@@ -658,7 +657,6 @@ static struct {
     int asked, answered;
     drawing_child *child;
     mb_message message;
-    const char *zygote_executable;   // the zygote to start ahead of the first drawing (msvg_process_prepare)
 } spawn;
 static pthread_once_t spawner_once = PTHREAD_ONCE_INIT;
 static int spawner_missing;
@@ -667,12 +665,7 @@ static void *spawner_main(void *unused) {
     (void)unused;
     pthread_mutex_lock(&spawn_lock);
     for (;;) {
-        while (!spawn.asked && spawn.zygote_executable == NULL) pthread_cond_wait(&spawn_changed, &spawn_lock);
-        if (spawn.zygote_executable != NULL) {
-            start_zygote(spawn.zygote_executable);
-            spawn.zygote_executable = NULL;
-        }
-        if (!spawn.asked) continue;
+        while (!spawn.asked) pthread_cond_wait(&spawn_changed, &spawn_lock);
         spawn.asked = 0;
         mb_message_clear(&spawn.message);
         spawn.child = start_child(spawn.executable, &spawn.message);
@@ -691,17 +684,6 @@ static void start_spawner(void) {
     spawner_missing = pthread_create(&thread, &attributes, spawner_main, NULL);
     pthread_attr_destroy(&attributes);
     atexit(stop_all_children);
-}
-
-void msvg_process_prepare(const char *executable) {
-    static atomic_int asked;
-    if (executable == NULL || atomic_exchange(&asked, 1)) return;
-    pthread_once(&spawner_once, start_spawner);
-    if (spawner_missing) return;
-    pthread_mutex_lock(&spawn_lock);
-    spawn.zygote_executable = executable;
-    pthread_cond_broadcast(&spawn_changed);
-    pthread_mutex_unlock(&spawn_lock);
 }
 
 /// A new busy child of `executable`, started by the spawner thread; NULL with the reason.

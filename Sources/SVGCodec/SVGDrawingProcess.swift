@@ -26,13 +26,6 @@ public enum SVGDrawingProcess {
     /// main calls it when started with `zygoteArgument`, and exits with what it returns.
     public static func serveZygote() -> Int32 { msvg_zygote_serve() }
 
-    /// Starts the zygote without waiting for it, when SVGs are drawn in child processes (the
-    /// header pass calls it on each SVG it reads; only the first call starts it), so that
-    /// librsvg's loading overlaps the rest of the pass and the plan.
-    public static func prepare() {
-        msvg_process_prepare(executable)
-    }
-
     /// Draws through child processes of `executable` from now on (call once, before any worker
     /// starts: it is not synchronised).
     public static func use(executable: StaticString) {

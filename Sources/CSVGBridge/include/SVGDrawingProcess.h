@@ -42,11 +42,6 @@ int msvg_process_serve(void);
 /// closes, then ends them. Returns the exit status.
 int msvg_zygote_serve(void);
 
-/// Starts the zygote of `executable` ahead of the first drawing, without waiting for it (the
-/// command calls it when it finds an SVG among its inputs), so that librsvg's loading overlaps
-/// the command's own work. Does nothing once the zygote is started.
-void msvg_process_prepare(const char *executable);
-
 /// Makes `executable` the one SVGDecoder draws through (the command calls it once, before any
 /// worker starts; `executable` is kept, not copied). Without it SVGDecoder draws in process.
 void msvg_process_use(const char *executable);

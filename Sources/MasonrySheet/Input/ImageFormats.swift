@@ -353,10 +353,7 @@ public enum ImageFormats {
         name: "SVG", folderExtensions: [".svg"], decoderVersion: SVGDecoder.libraryVersion,
         detection: FormatDetection(prefixBytes: SVGHeader.signaturePrefixBytes) { prefix in SVGHeader.hasSignature(prefix) },
         shrink: .vector,
-        readHeader: { file throws(ImageError) in
-            SVGDrawingProcess.prepare()
-            return SourceHeader(try SVGHeader(file: file), fileSize: file.size)
-        },
+        readHeader: { file throws(ImageError) in SourceHeader(try SVGHeader(file: file), fileSize: file.size) },
         openDecoder: { file, limits, minimumWidth, minimumHeight throws(ImageError) in
             let decoder = try SVGDecoder(file: file, limits: limits, width: minimumWidth, height: minimumHeight)
             return (SourceHeader(decoder.header, fileSize: file.size), decoder)
