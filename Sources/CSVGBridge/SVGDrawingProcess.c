@@ -563,8 +563,12 @@ static void start_zygote(const char *executable) {
     pthread_mutex_unlock(&zygote_lock);
 }
 
-/// A drawing process forked by the zygote; NULL when the zygote is gone or refused (it cannot
-/// fork while it runs more than one thread).
+/// How long a fork's answer may take (the first waits for the zygote's librsvg load and warm-up):
+/// past it the zygote is killed, and drawing processes are spawned from then on.
+enum { ZYGOTE_ANSWER_SECONDS = 10 };
+
+/// A drawing process forked by the zygote; NULL when the zygote is gone, refused (it cannot
+/// fork while it runs more than one thread) or did not answer in time.
 static drawing_child *fork_child(mb_message *message) {
     pthread_mutex_lock(&zygote_lock);
     zygote_message answer = { 0 };
@@ -572,7 +576,17 @@ static drawing_child *fork_child(mb_message *message) {
     if (zygote.state == ZYGOTE_RUNNING) {
         zygote.answered = 0;
         ask_zygote(ZYGOTE_FORK, 0);
-        while (!zygote.answered && read_zygote()) {}
+        while (!zygote.answered) {
+            struct pollfd watched = { .fd = zygote.control, .events = POLLIN };
+            int ready = poll(&watched, 1, ZYGOTE_ANSWER_SECONDS * 1000);
+            if (ready < 0 && errno == EINTR) continue;
+            if (ready <= 0) {
+                kill(zygote.pid, SIGKILL);   // reaped at the exit, with the others
+                zygote.state = ZYGOTE_GONE;
+                break;
+            }
+            if (!read_zygote()) break;
+        }
         if (zygote.answered) {
             answer = zygote.answer;
             socket = zygote.answer_socket;
