@@ -14,8 +14,9 @@
 // document once (librsvg's, GLib's and cairo's first-use set-up), then, while it runs one thread
 // only, forks a drawing process on each request, whose socket is its standard input (nothing else
 // of the zygote's is open), and sends the other end back; it kills one when asked, reaps them and
-// reports how each ended. Had the zygote not started, or could it not fork, the drawing process is
-// the executable started with MSVG_PROCESS_ARGUMENT instead, as the zygote is. Every process
+// reports how each ended. Had the zygote not started, could it not fork, or did it not answer
+// within 10 s (it is then killed), the drawing process is the executable started with
+// MSVG_PROCESS_ARGUMENT instead, as the zygote is. Every process
 // dies with its parent (PR_SET_PDEATHSIG: the zygote with the command's thread that started it,
 // a drawing process with the zygote); the exit closes the zygote's socket, the zygote then ends
 // its drawing processes and reaps them, and the command reaps the zygote.
