@@ -6,17 +6,25 @@ import CodecCore
 /// bound (librsvg 2.54 cannot be interrupted in process). The command turns it on once at start
 /// (`use(executable:)`); a library user, the tests and the fuzz harness draw in process.
 ///
-/// A drawing takes an idle child (the command's own executable run with `argument`) or starts
-/// one, so there are as many as drawings at once, reused from one SVG and one page to the next;
-/// a drawing past its deadline is stopped (the child killed, another started when needed) and
-/// the file skipped with the reason.
+/// A drawing takes an idle child or starts one, so there are as many as drawings at once, reused
+/// from one SVG and one page to the next; a drawing past its deadline is stopped (the child
+/// killed, another started when needed) and the file skipped with the reason. Children are
+/// forked by a zygote (the command's own executable run with `zygoteArgument`, which loads
+/// librsvg once), or, when it cannot fork, started as the executable run with `argument`.
 public enum SVGDrawingProcess {
     /// The hidden argument that makes the command a drawing process.
     public static let argument = MSVG_PROCESS_ARGUMENT
 
+    /// The hidden argument that makes the command the zygote of drawing processes.
+    public static let zygoteArgument = MSVG_ZYGOTE_ARGUMENT
+
     /// Serves drawing requests on standard input until it closes; the command's main calls it
     /// when started with `argument`, and exits with what it returns.
     public static func serve() -> Int32 { msvg_process_serve() }
+
+    /// Forks drawing processes on the requests on standard input until it closes; the command's
+    /// main calls it when started with `zygoteArgument`, and exits with what it returns.
+    public static func serveZygote() -> Int32 { msvg_zygote_serve() }
 
     /// Draws through child processes of `executable` from now on (call once, before any worker
     /// starts: it is not synchronised).

@@ -5,9 +5,12 @@ import SVGCodec
 import Glibc
 #endif
 
-// A child the command started to draw SVGs (SVGDrawingProcess): nothing else of the command runs.
-if CommandLine.argc == 2, String(cString: CommandLine.unsafeArgv[1]!) == SVGDrawingProcess.argument {
-    exit(SVGDrawingProcess.serve())
+// A child the command started to draw SVGs, or to fork the processes that draw them
+// (SVGDrawingProcess): nothing else of the command runs.
+if CommandLine.argc == 2 {
+    let argument = String(cString: CommandLine.unsafeArgv[1]!)
+    if argument == SVGDrawingProcess.argument { exit(SVGDrawingProcess.serve()) }
+    if argument == SVGDrawingProcess.zygoteArgument { exit(SVGDrawingProcess.serveZygote()) }
 }
 SVGDrawingProcess.use(executable: "/proc/self/exe")
 SignalCleanup.install()

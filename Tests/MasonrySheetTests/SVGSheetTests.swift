@@ -146,26 +146,44 @@ import Glibc
         #expect(run.errorLines.last?.contains("1 image, 1 skipped") == true, "\(run.standardError)")
     }
 
-    /// The drawing process holds nothing but its socket and /dev/null, and its end by a signal
-    /// (SIGSEGV sent from here while it draws) is a skip with the reason, not masonry's end; the
-    /// next SVG is drawn.
+    /// The children of `process` (of each of its threads).
+    static func children(of process: pid_t) -> [pid_t] {
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(process)/task")) ?? []
+        return tasks.flatMap { task in
+            ((try? String(contentsOfFile: "/proc/\(process)/task/\(task)/children", encoding: .utf8)) ?? "").split(separator: " ").compactMap { pid_t($0) }
+        }
+    }
+
+    /// The zygote a running command started and the drawing process it forked, once both run
+    /// (nil after 30 s).
+    static func drawingProcesses(of command: pid_t) -> (zygote: pid_t, drawing: pid_t)? {
+        let start = ContinuousClock.now
+        while ContinuousClock.now - start < .seconds(30) {
+            // A child once it runs the zygote (before its exec, it is still the command).
+            let zygote = children(of: command).first { id in
+                ((try? String(contentsOfFile: "/proc/\(id)/cmdline", encoding: .utf8)) ?? "").contains("--internal-svg-drawing-zygote")
+            }
+            if let zygote, let drawing = children(of: zygote).first { return (zygote, drawing) }
+            usleep(20_000)
+        }
+        return nil
+    }
+
+    /// Whether `process` still runs: it exists and is not a zombie (one whose parent died waits
+    /// for init to reap it).
+    static func runs(_ process: pid_t) -> Bool {
+        guard let stat = try? String(contentsOfFile: "/proc/\(process)/stat", encoding: .utf8),
+              let end = stat.lastIndex(of: ")") else { return false }
+        return stat[stat.index(after: end)...].split(separator: " ").first != "Z"
+    }
+
+    /// The drawing process (forked by the zygote) holds nothing but its socket and /dev/null, and
+    /// its end by a signal (SIGSEGV sent from here while it draws) is a skip with the reason, not
+    /// masonry's end; the next SVG is drawn.
     @Test func theDrawingProcessOpensNothingAndItsCrashIsASkip() throws {
         let folder = try Self.folderWithSlowDrawing()
         let (process, output, error) = try MasonryExecutable.start(["in", "-o", "s.png", "--jobs", "1"], in: folder.path)
-        var child: pid_t? = nil
-        let start = ContinuousClock.now
-        while child == nil, ContinuousClock.now - start < .seconds(30) {
-            let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(process.processIdentifier)/task")) ?? []
-            // A child once it runs the drawing process (before its exec, it is still the command).
-            child = tasks.lazy.compactMap { task in
-                (try? String(contentsOfFile: "/proc/\(process.processIdentifier)/task/\(task)/children", encoding: .utf8))?
-                    .split(separator: " ").first.flatMap { pid_t($0) }
-            }.first { id in
-                ((try? String(contentsOfFile: "/proc/\(id)/cmdline", encoding: .utf8)) ?? "").contains("--internal-svg-drawing-process")
-            }
-            if child == nil { usleep(20_000) }
-        }
-        let drawing = try #require(child, "no drawing process started")
+        let drawing = try #require(Self.drawingProcesses(of: process.processIdentifier), "no drawing process started").drawing
         // Loading librsvg's libraries and fonts opens files for a moment; an inherited descriptor would stay.
         var descriptors: [String] = []
         let looked = ContinuousClock.now
@@ -188,9 +206,55 @@ import Glibc
         #expect(lines.last?.contains("1 image, 1 skipped") == true, "\(errorText)")
     }
 
+    /// A drawing process forked by the zygote draws under its address-space bound (RLIMIT_AS,
+    /// set for each request): 512 MiB, 64 bytes a file byte for the document's tree, and twice
+    /// the canvas (a tile under a megapixel here).
+    @Test(.disabled(if: Sanitizer.mapsShadowMemory, Sanitizer.shadowMemorySkipReason))
+    func aForkedDrawingProcessDrawsUnderItsMemoryBound() throws {
+        let folder = try Self.folderWithSlowDrawing()
+        let fileBytes = try #require(try FileManager.default.attributesOfItem(atPath: folder.file("in/a-slow.svg"))[.size] as? Int)
+        let (process, output, error) = try MasonryExecutable.start(["in", "-o", "s.png", "--jobs", "1"], in: folder.path)
+        defer {
+            process.terminate()
+            _ = error.fileHandleForReading.readDataToEndOfFile()
+            _ = output.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+        }
+        let drawing = try #require(Self.drawingProcesses(of: process.processIdentifier), "no drawing process started").drawing
+        var bound: Int? = nil
+        let start = ContinuousClock.now
+        while bound == nil, ContinuousClock.now - start < .seconds(5) {
+            let limits = (try? String(contentsOfFile: "/proc/\(drawing)/limits", encoding: .utf8)) ?? ""
+            let line = limits.split(separator: "\n").first { $0.hasPrefix("Max address space") } ?? ""
+            bound = line.split(separator: " ", omittingEmptySubsequences: true).dropFirst(3).first.flatMap { Int($0) }
+            if bound == nil { usleep(10_000) }
+        }
+        let least = (512 << 20) + fileBytes * 64
+        let found = try #require(bound, "the drawing process has no address-space bound")
+        #expect(found > least && found <= least + 2 * 1_000_000 * 4, "\(found) bytes")
+    }
+
+    /// The zygote dies with the command, and the drawing process it forked with the zygote: the
+    /// command killed (SIGKILL: no exit handler runs) while a drawing runs leaves neither.
+    @Test func theZygoteAndItsDrawingProcessDieWithTheCommand() throws {
+        let folder = try Self.folderWithSlowDrawing()
+        let (process, output, error) = try MasonryExecutable.start(["in", "-o", "s.png", "--jobs", "1"], in: folder.path)
+        let found = try #require(Self.drawingProcesses(of: process.processIdentifier), "no drawing process started")
+        #expect(Self.runs(found.zygote) && Self.runs(found.drawing))
+        kill(process.processIdentifier, SIGKILL)
+        _ = error.fileHandleForReading.readDataToEndOfFile()
+        _ = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        let killed = ContinuousClock.now
+        while Self.runs(found.zygote) || Self.runs(found.drawing), ContinuousClock.now - killed < .seconds(5) { usleep(10_000) }
+        #expect(!Self.runs(found.zygote), "the zygote outlived the command")
+        #expect(!Self.runs(found.drawing), "the drawing process outlived the command")
+    }
+
     /// A drawing process is reused from one SVG and one page to the next (the workers end with
-    /// each page; the processes do not): six SVGs over several pages with one worker start one
-    /// (the dynamic loader writes one log a process with LD_DEBUG_OUTPUT).
+    /// each page; the processes do not): six SVGs over several pages with one worker start the
+    /// zygote once, and nothing else (the dynamic loader writes one log a process it starts with
+    /// LD_DEBUG_OUTPUT; the zygote's forks start none).
     @Test func oneDrawingProcessServesEveryPage() throws {
         let folder = TemporaryFolder()
         try FileManager.default.createDirectory(atPath: folder.file("in"), withIntermediateDirectories: true)
@@ -200,6 +264,6 @@ import Glibc
         #expect(run.status == 0, "stderr: \(run.standardError)")
         #expect(run.errorLines.last.map { $0.hasPrefix("masonry: wrote ") && $0.contains(" pages ") } == true, "\(run.standardError)")
         let logs = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasPrefix("loads.") }
-        #expect(logs.count == 2, "the command and one drawing process: \(logs)")
+        #expect(logs.count == 2, "the command and the zygote: \(logs)")
     }
 }

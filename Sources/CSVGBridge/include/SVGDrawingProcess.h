@@ -2,14 +2,24 @@
 #define MASONRY_SVG_DRAWING_PROCESS_H
 
 // librsvg in a child process, so a drawing can be stopped (issue #31 §1: librsvg 2.54 cannot be
-// interrupted in process). The command starts its own executable again with the one argument
-// MSVG_PROCESS_ARGUMENT, its end of a socket pair as standard input, /dev/null as standard output
-// and error, and no other descriptor; the child then loads librsvg and serves requests until the
-// socket closes. A drawing takes an idle child, or has one started (by one thread that lives as
-// long as the process), so there are as many children as drawings at once, reused from one SVG
-// and one page to the next; a child is killed (SIGKILL) when a drawing passes its deadline, and
-// replaced when it ends by a signal. A child dies with its parent (PR_SET_PDEATHSIG) and draws
-// under an address-space bound (RLIMIT_AS) set for each request; the exit reaps every child.
+// interrupted in process). A drawing takes an idle drawing process, or has one started (by one
+// thread that lives as long as the process), so there are as many as drawings at once, reused
+// from one SVG and one page to the next; one is killed (SIGKILL) when a drawing passes its
+// deadline, and replaced when it ends by a signal. It draws under an address-space bound
+// (RLIMIT_AS) set for each request, and serves requests on its socket until the socket closes.
+//
+// Drawing processes are forked by a zygote: the command's own executable started once with the
+// one argument MSVG_ZYGOTE_ARGUMENT, its end of a socket pair as standard input, /dev/null as
+// standard output and error, and no other descriptor. The zygote loads librsvg and draws a small
+// document once (librsvg's, GLib's and cairo's first-use set-up), then, while it runs one thread
+// only, forks a drawing process on each request, whose socket is its standard input (nothing else
+// of the zygote's is open), and sends the other end back; it kills one when asked, reaps them and
+// reports how each ended. Had the zygote not started, could it not fork, or did it not answer
+// within 10 s (it is then killed), the drawing process is the executable started with
+// MSVG_PROCESS_ARGUMENT instead, as the zygote is. Every process
+// dies with its parent (PR_SET_PDEATHSIG: the zygote with the command's thread that started it,
+// a drawing process with the zygote); the exit closes the zygote's socket, the zygote then ends
+// its drawing processes and reaps them, and the command reaps the zygote.
 //
 // A request is the bytes Masonry read and checked (SVGHeader, SVGDocumentScan run in the parent)
 // and the size to draw; the reply is msvg_document_load's and msvg_document_render's result:
@@ -23,8 +33,15 @@
 /// The hidden argument that makes the executable a drawing process (never shown to users).
 #define MSVG_PROCESS_ARGUMENT "--internal-svg-drawing-process"
 
+/// The hidden argument that makes the executable the zygote of drawing processes.
+#define MSVG_ZYGOTE_ARGUMENT "--internal-svg-drawing-zygote"
+
 /// The child's main: serves requests on standard input until it closes. Returns the exit status.
 int msvg_process_serve(void);
+
+/// The zygote's main: forks drawing processes on the requests on standard input until it
+/// closes, then ends them. Returns the exit status.
+int msvg_zygote_serve(void);
 
 /// Makes `executable` the one SVGDecoder draws through (the command calls it once, before any
 /// worker starts; `executable` is kept, not copied). Without it SVGDecoder draws in process.
