@@ -26,6 +26,7 @@ struct mtiff_decoder {
     int color_samples;      // samples before the first extra sample
     int scanline_mode;      // a contiguous strip over the budget, read with TIFFReadScanline
     int fast8;              // 8-bit unsigned contiguous samples needing no conversion but a pick
+    int stored_as_output;   // fast8 with the output's samples in the output's order: rows are the band's bytes
 
     uint32_t band_rows;     // rows a strip or a row of tiles holds
     uint32_t band_start;    // first image row of the band held (UINT32_MAX: none)
@@ -316,6 +317,8 @@ mb_status mtiff_start(mtiff_decoder *d, mtiff_output output, int alpha, int cmyk
     int minIsWhite = info->photometric == PHOTOMETRIC_MINISWHITE;
     d->fast8 = info->bits_per_sample == 8 && info->sample_format == SAMPLEFORMAT_UINT && d->planes == 1
         && !minIsWhite && info->photometric != PHOTOMETRIC_PALETTE && !cmyk && alpha != 1;
+    const int channels = output == MTIFF_GREY8 ? 1 : output == MTIFF_RGB8 ? 3 : 4;
+    d->stored_as_output = d->fast8 && info->samples_per_pixel == channels && (channels == 1 || d->color_samples == 3);
 
     uint64_t row_bytes = TIFFScanlineSize64(tif);
     if (TIFFIsTiled(tif)) {
@@ -442,22 +445,20 @@ static inline uint32_t muldiv255(uint32_t a, uint32_t b) {
     return ((t >> 8) + t) >> 8;
 }
 
+/// Row `y` (inside the band held) of plane `plane` in the band buffer.
+static const uint8_t *band_row(const mtiff_decoder *d, uint32_t y, int plane) {
+    return d->band + (size_t)plane * d->band_rows * d->plane_row_bytes + (size_t)(y - d->band_start) * d->plane_row_bytes;
+}
+
 static void convert_row(const mtiff_decoder *d, uint32_t y, uint8_t *out) {
     const mtiff_directory *info = &d->directory;
     const uint32_t width = info->width;
     const uint8_t *rows[64];
-    size_t plane_bytes = (size_t)d->band_rows * d->plane_row_bytes;
-    for (int p = 0; p < d->planes && p < 64; p++) {
-        rows[p] = d->band + p * plane_bytes + (size_t)(y - d->band_start) * d->plane_row_bytes;
-    }
+    for (int p = 0; p < d->planes && p < 64; p++) rows[p] = band_row(d, y, p);
     const int spp = info->samples_per_pixel;
     const int channels = d->output == MTIFF_GREY8 ? 1 : d->output == MTIFF_RGB8 ? 3 : 4;
     if (d->fast8) {
         const uint8_t *row = rows[0];
-        if (spp == channels && (channels == 1 || d->color_samples == 3)) {
-            memcpy(out, row, (size_t)width * channels);
-            return;
-        }
         for (uint32_t x = 0; x < width; x++) {
             const uint8_t *pixel = row + (size_t)x * spp;
             uint8_t *target = out + (size_t)x * channels;
@@ -543,7 +544,7 @@ static void convert_row(const mtiff_decoder *d, uint32_t y, uint8_t *out) {
     }
 }
 
-mb_status mtiff_read_row(mtiff_decoder *d, uint8_t *row) {
+mb_status mtiff_read_row(mtiff_decoder *d, uint8_t *scratch, const uint8_t **row) {
     if (!d->band || d->next_row >= d->directory.height) {
         mb_message_set(&d->message, "row read past the last row or before mtiff_start");
         return MB_USAGE;
@@ -556,7 +557,12 @@ mb_status mtiff_read_row(mtiff_decoder *d, uint8_t *row) {
         current_message = NULL;
         if (status != MB_OK) return status;
     }
-    convert_row(d, y, row);
+    if (d->stored_as_output) {
+        *row = band_row(d, y, 0);
+    } else {
+        convert_row(d, y, scratch);
+        *row = scratch;
+    }
     d->next_row++;
     return MB_OK;
 }

@@ -134,13 +134,15 @@ public final class TIFFDecoder: RowSource {
     }
 
     private func readRow() throws(ImageError) -> UnsafeBufferPointer<UInt8> {
+        var decoded: UnsafePointer<UInt8>?
         if let cmykTransform, let cmykRow {
-            try check(mtiff_read_row(bridge, cmykRow.baseAddress))
-            cmykTransform.apply(cmyk: cmykRow.baseAddress!, into: row.baseAddress!, count: width)
-        } else {
-            try check(mtiff_read_row(bridge, row.baseAddress))
+            try check(mtiff_read_row(bridge, cmykRow.baseAddress, &decoded))
+            cmykTransform.apply(cmyk: decoded!, into: row.baseAddress!, count: width)
+            return UnsafeBufferPointer(row)
         }
-        return UnsafeBufferPointer(row)
+        // The strip's own bytes when they need no conversion (no copy), else `row`.
+        try check(mtiff_read_row(bridge, row.baseAddress, &decoded))
+        return UnsafeBufferPointer(start: decoded, count: row.count)
     }
 
     private func check(_ status: mb_status) throws(ImageError) {

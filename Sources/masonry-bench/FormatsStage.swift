@@ -123,9 +123,10 @@ func formatsStage(photosFolder: String, root: String, masonry: String, outDir: S
 }
 
 /// TIFF against libtiff's own full decode (issue #31's floor: every strip or tile of the first
-/// page through TIFFReadEncodedStrip/Tile, no conversion), on all cores, round by round with
-/// masonry on the folder; also Masonry's full-size decode (the bridge's conversion to 8-bit
-/// rows) against the same floor. The folder is added to an older corpus when it lacks it.
+/// page through TIFFReadEncodedStrip/Tile, no conversion), as a whole process (`masonry-floor
+/// tiff`) and in the bench's process on all cores, round by round with masonry on the folder;
+/// also Masonry's full-size decode (the bridge's conversion to 8-bit rows) against the
+/// in-process floor. The folder is added to an older corpus when it lacks it.
 func tiffStage(photosFolder: String, corpus: String, masonry: String, outDir: String, cores: Int, runs: Int,
                        count: Int) throws {
     let folder = corpus + "/tiff"
@@ -141,30 +142,12 @@ func tiffStage(photosFolder: String, corpus: String, masonry: String, outDir: St
     }
     let paths = files(in: folder)
     guard !paths.isEmpty else { throw BenchError("formats: no files in \(folder)") }
-    @Sendable func floorDecode(_ path: String) -> Int { (try? TIFFDecoder.libraryFloorDecode(file: InputFile(path: path))) ?? 0 }
-    let pixels = paths.reduce(0) { $0 + floorDecode($1) }   // also the warm-up
-    _ = try runChild(masonry, [folder, "-o", outDir + "/tiff-sheet.png", "--page-height", "0", "-q"])
-    var ratios: [Double] = [], decodeRatios: [Double] = [], floors: [Double] = [], sheets: [Double] = [], rss: [Int] = []
-    for _ in 0..<runs {
-        var start = now()
-        _ = parallelMap(count: paths.count, jobs: cores) { _ = floorDecode(paths[$0]) }
-        let floor = now() - start
-        start = now()
-        _ = parallelMap(count: paths.count, jobs: cores) { _ = try? decodeFullSize(paths[$0]) }
-        let decode = now() - start
-        let sheet = try runChild(masonry, [folder, "-o", outDir + "/tiff-sheet.png", "--page-height", "0", "-q"])
-        guard sheet.exitStatus == 0 else { throw BenchError("masonry (tiff) exited with \(sheet.exitStatus)") }
-        floors.append(floor); sheets.append(sheet.wallSeconds); rss.append(sheet.peakRSSBytes)
-        ratios.append(sheet.wallSeconds / floor)
-        decodeRatios.append(decode / floor)
+    let floors = FormatFloors(stage: "tiff", floorName: "libtiff's own full decode", processKind: "tiff") {
+        (try? TIFFDecoder.libraryFloorDecode(file: InputFile(path: $0))) ?? 0
     }
-    let ratio = Stats(samples: ratios), floor = Stats(samples: floors), decode = Stats(samples: decodeRatios)
-    record(ResultRow(stage: "tiff", metric: "masonry ÷ libtiff's own full decode, wall (same round)",
-                     value: ratio.median, unit: "×", spread: ratio.spreadPercent, goal: "≤ 1.1", pass: ratio.median <= 1.1,
-                     note: String(format: "%d files, %.1f MP; floor %.2f s (%.1f MP/s), masonry %.2f s; peak RSS %.1f MiB; per round: %@",
-                                  paths.count, Double(pixels) / 1e6, floor.median, Double(pixels) / 1e6 / floor.median,
-                                  Stats(samples: sheets).median, Double(rss.max() ?? 0) / 1_048_576,
-                                  ratios.map { String(format: "%.3f", $0) }.joined(separator: " "))))
-    record(ResultRow(stage: "tiff", metric: "Masonry's full-size decode (8-bit rows) ÷ libtiff's own, wall (same round)",
+    let decodeRatios = try compareSheetWithFloors(floors, folder: folder, paths: paths, masonry: masonry, outDir: outDir,
+                                                  cores: cores, runs: runs) { _ = try? decodeFullSize($0) }
+    let decode = Stats(samples: decodeRatios)
+    record(ResultRow(stage: "tiff", metric: "Masonry's full-size decode (8-bit rows) ÷ libtiff's own in the bench's process, wall (same round)",
                      value: decode.median, unit: "×", spread: decode.spreadPercent))
 }

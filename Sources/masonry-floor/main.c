@@ -14,6 +14,13 @@
 //   masonry-floor svg THREADS LIST    LIST lines "WIDTH HEIGHT PATH": librsvg (loaded once at start,
 //                                     as rsvg-convert links it) parses PATH and draws it scaled to
 //                                     WIDTH × HEIGHT (the tile masonry gave it) on a cairo canvas
+//   masonry-floor tiff THREADS LIST   LIST lines "PATH": libtiff (loaded once at start, as masonry
+//                                     loads it) decodes every strip or tile of the first page with
+//                                     TIFFReadEncodedStrip/Tile into one buffer, no conversion
+//   masonry-floor jxl THREADS LIST    LIST lines "PATH": libjxl (loaded once at start, as masonry
+//                                     loads it) decodes each file's first frame in full to 8-bit
+//                                     RGBA (sRGB for XYB pictures, the stored orientation), one
+//                                     decode a thread, no parallel runner
 //   masonry-floor spawn quiet|loud PATH ARGS...
 //                                     runs PATH and prints "wall user system maxrss-bytes status"
 //                                     (what masonry-bench's runChild reads). Linux carries the peak
@@ -37,9 +44,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <jpeglib.h>
+#include <jxl/decode.h>
 #include <png.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <tiffio.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -49,7 +58,7 @@ typedef struct {
     char *path;
 } floor_file;
 
-typedef enum { FLOOR_JPEG, FLOOR_PNG, FLOOR_SVG } floor_kind;
+typedef enum { FLOOR_JPEG, FLOOR_PNG, FLOOR_SVG, FLOOR_TIFF, FLOOR_JXL } floor_kind;
 
 static floor_kind kind;
 static floor_file *files;
@@ -72,6 +81,19 @@ static atomic_int failed;
 static void fail(const char *path, const char *why) {
     fprintf(stderr, "masonry-floor: %s: %s\n", path, why);
     atomic_store(&failed, 1);
+}
+
+/// Resolves `count` symbols of `soname` into their slots (dlopen, as masonry loads the library).
+typedef struct { void **slot; const char *name; } floor_symbol;
+
+static int load_library(const char *soname, const floor_symbol *symbols, size_t count) {
+    void *library = dlopen(soname, RTLD_NOW | RTLD_LOCAL);
+    if (library == NULL) { fail(soname, dlerror()); return -1; }
+    for (size_t i = 0; i < count; i++) {
+        *symbols[i].slot = dlsym(library, symbols[i].name);
+        if (*symbols[i].slot == NULL) { fail(symbols[i].name, "not in the library"); return -1; }
+    }
+    return 0;
 }
 
 // libjpeg: errors longjmp back to the decode that set the buffer.
@@ -233,9 +255,7 @@ static struct {
 } rsvg;
 
 static int load_librsvg(void) {
-    void *library = dlopen("librsvg-2.so.2", RTLD_NOW | RTLD_LOCAL);
-    if (library == NULL) { fail("librsvg-2.so.2", dlerror()); return -1; }
-    struct { void **slot; const char *name; } symbols[] = {
+    floor_symbol symbols[] = {
         { (void **)&rsvg.handle_new_from_data, "rsvg_handle_new_from_data" },
         { (void **)&rsvg.handle_set_dpi, "rsvg_handle_set_dpi" },
         { (void **)&rsvg.handle_get_intrinsic_size_in_pixels, "rsvg_handle_get_intrinsic_size_in_pixels" },
@@ -251,11 +271,7 @@ static int load_librsvg(void) {
         { (void **)&rsvg.scale, "cairo_scale" },
         { (void **)&rsvg.destroy, "cairo_destroy" },
     };
-    for (size_t i = 0; i < sizeof symbols / sizeof symbols[0]; i++) {
-        *symbols[i].slot = dlsym(library, symbols[i].name);
-        if (*symbols[i].slot == NULL) { fail(symbols[i].name, "not in librsvg-2.so.2 or its libraries"); return -1; }
-    }
-    return 0;
+    return load_library("librsvg-2.so.2", symbols, sizeof symbols / sizeof symbols[0]);
 }
 
 static uint64_t draw_svg(const floor_file *file) {
@@ -298,13 +314,166 @@ static uint64_t draw_svg(const floor_file *file) {
     return sum;
 }
 
+// libtiff 4.5's functions the tiff floor calls, from libtiff.so.6.
+static struct {
+    __typeof__(TIFFOpen) *open;
+    __typeof__(TIFFClose) *close;
+    __typeof__(TIFFIsTiled) *is_tiled;
+    __typeof__(TIFFTileSize) *tile_size;
+    __typeof__(TIFFStripSize) *strip_size;
+    __typeof__(TIFFNumberOfTiles) *number_of_tiles;
+    __typeof__(TIFFNumberOfStrips) *number_of_strips;
+    __typeof__(TIFFReadEncodedTile) *read_encoded_tile;
+    __typeof__(TIFFReadEncodedStrip) *read_encoded_strip;
+    __typeof__(TIFFSetErrorHandler) *set_error_handler;
+    __typeof__(TIFFSetWarningHandler) *set_warning_handler;
+} tiff;
+
+static int load_libtiff(void) {
+    floor_symbol symbols[] = {
+        { (void **)&tiff.open, "TIFFOpen" },
+        { (void **)&tiff.close, "TIFFClose" },
+        { (void **)&tiff.is_tiled, "TIFFIsTiled" },
+        { (void **)&tiff.tile_size, "TIFFTileSize" },
+        { (void **)&tiff.strip_size, "TIFFStripSize" },
+        { (void **)&tiff.number_of_tiles, "TIFFNumberOfTiles" },
+        { (void **)&tiff.number_of_strips, "TIFFNumberOfStrips" },
+        { (void **)&tiff.read_encoded_tile, "TIFFReadEncodedTile" },
+        { (void **)&tiff.read_encoded_strip, "TIFFReadEncodedStrip" },
+        { (void **)&tiff.set_error_handler, "TIFFSetErrorHandler" },
+        { (void **)&tiff.set_warning_handler, "TIFFSetWarningHandler" },
+    };
+    if (load_library("libtiff.so.6", symbols, sizeof symbols / sizeof symbols[0]) != 0) return -1;
+    tiff.set_error_handler(NULL);     // a failure is reported by the return values
+    tiff.set_warning_handler(NULL);
+    return 0;
+}
+
+static uint64_t decode_tiff(const floor_file *file) {
+    // "m": read(2) into libtiff's buffers, as masonry's client reads do (no memory mapping).
+    TIFF *tif = tiff.open(file->path, "rm");
+    if (tif == NULL) { fail(file->path, "libtiff cannot open it"); return 0; }
+    int tiled = tiff.is_tiled(tif);
+    tmsize_t chunk = tiled ? tiff.tile_size(tif) : tiff.strip_size(tif);
+    uint32_t chunks = tiled ? tiff.number_of_tiles(tif) : tiff.number_of_strips(tif);
+    uint8_t *buffer = chunk > 0 ? malloc((size_t)chunk) : NULL;
+    uint64_t sum = 0;
+    if (buffer == NULL) fail(file->path, "out of memory");
+    for (uint32_t i = 0; buffer != NULL && i < chunks; i++) {
+        tmsize_t got = tiled ? tiff.read_encoded_tile(tif, i, buffer, chunk) : tiff.read_encoded_strip(tif, i, buffer, chunk);
+        if (got < 0) { fail(file->path, "libtiff cannot decode a strip or tile"); break; }
+        if (got > 0) sum += buffer[got - 1];
+    }
+    free(buffer);
+    tiff.close(tif);
+    return sum;
+}
+
+// libjxl 0.7's decoder functions the jxl floor calls, from libjxl.so.0.7.
+static struct {
+    __typeof__(JxlDecoderCreate) *create;
+    __typeof__(JxlDecoderDestroy) *destroy;
+    __typeof__(JxlDecoderSubscribeEvents) *subscribe_events;
+    __typeof__(JxlDecoderSetKeepOrientation) *set_keep_orientation;
+    __typeof__(JxlDecoderSetInput) *set_input;
+    __typeof__(JxlDecoderCloseInput) *close_input;
+    __typeof__(JxlDecoderProcessInput) *process_input;
+    __typeof__(JxlDecoderGetBasicInfo) *get_basic_info;
+    __typeof__(JxlDecoderSetPreferredColorProfile) *set_preferred_color_profile;
+    __typeof__(JxlDecoderImageOutBufferSize) *image_out_buffer_size;
+    __typeof__(JxlDecoderSetImageOutBuffer) *set_image_out_buffer;
+} jxl;
+
+static int load_libjxl(void) {
+    floor_symbol symbols[] = {
+        { (void **)&jxl.create, "JxlDecoderCreate" },
+        { (void **)&jxl.destroy, "JxlDecoderDestroy" },
+        { (void **)&jxl.subscribe_events, "JxlDecoderSubscribeEvents" },
+        { (void **)&jxl.set_keep_orientation, "JxlDecoderSetKeepOrientation" },
+        { (void **)&jxl.set_input, "JxlDecoderSetInput" },
+        { (void **)&jxl.close_input, "JxlDecoderCloseInput" },
+        { (void **)&jxl.process_input, "JxlDecoderProcessInput" },
+        { (void **)&jxl.get_basic_info, "JxlDecoderGetBasicInfo" },
+        { (void **)&jxl.set_preferred_color_profile, "JxlDecoderSetPreferredColorProfile" },
+        { (void **)&jxl.image_out_buffer_size, "JxlDecoderImageOutBufferSize" },
+        { (void **)&jxl.set_image_out_buffer, "JxlDecoderSetImageOutBuffer" },
+    };
+    return load_library("libjxl.so.0.7", symbols, sizeof symbols / sizeof symbols[0]);
+}
+
+static uint64_t decode_jxl(const floor_file *file) {
+    // The whole file in one read: libjxl is given all its input at once.
+    int fd = open(file->path, O_RDONLY | O_CLOEXEC);
+    struct stat status;
+    if (fd < 0 || fstat(fd, &status) != 0 || status.st_size <= 0) {
+        fail(file->path, "cannot read it");
+        if (fd >= 0) close(fd);
+        return 0;
+    }
+    size_t size = (size_t)status.st_size;
+    uint8_t *bytes = malloc(size), *pixels = NULL;
+    ssize_t got = bytes ? read(fd, bytes, size) : -1;
+    close(fd);
+    JxlDecoder *decoder = got == (ssize_t)size ? jxl.create(NULL) : NULL;
+    uint64_t sum = 0;
+    int done = 0;
+    if (decoder != NULL
+        && jxl.subscribe_events(decoder, JXL_DEC_BASIC_INFO | JXL_DEC_COLOR_ENCODING | JXL_DEC_FULL_IMAGE) == JXL_DEC_SUCCESS
+        && jxl.set_keep_orientation(decoder, JXL_TRUE) == JXL_DEC_SUCCESS
+        && jxl.set_input(decoder, bytes, size) == JXL_DEC_SUCCESS) {
+        jxl.close_input(decoder);
+        JxlPixelFormat format = { .num_channels = 4, .data_type = JXL_TYPE_UINT8, .endianness = JXL_NATIVE_ENDIAN, .align = 0 };
+        size_t pixel_bytes = 0;
+        JxlBasicInfo info;
+        memset(&info, 0, sizeof info);   // libjxl reports the basic info before the colour encoding
+        for (;;) {
+            JxlDecoderStatus event = jxl.process_input(decoder);
+            if (event == JXL_DEC_BASIC_INFO) {
+                if (jxl.get_basic_info(decoder, &info) != JXL_DEC_SUCCESS) break;
+            } else if (event == JXL_DEC_COLOR_ENCODING) {
+                if (!info.uses_original_profile) {
+                    // XYB: libjxl converts to sRGB, as masonry asks it to.
+                    JxlColorEncoding srgb = {
+                        .color_space = info.num_color_channels == 1 ? JXL_COLOR_SPACE_GRAY : JXL_COLOR_SPACE_RGB,
+                        .white_point = JXL_WHITE_POINT_D65, .primaries = JXL_PRIMARIES_SRGB,
+                        .transfer_function = JXL_TRANSFER_FUNCTION_SRGB, .rendering_intent = JXL_RENDERING_INTENT_RELATIVE,
+                    };
+                    if (jxl.set_preferred_color_profile(decoder, &srgb) != JXL_DEC_SUCCESS) break;
+                }
+            } else if (event == JXL_DEC_NEED_IMAGE_OUT_BUFFER) {
+                if (jxl.image_out_buffer_size(decoder, &format, &pixel_bytes) != JXL_DEC_SUCCESS || pixel_bytes == 0) break;
+                pixels = malloc(pixel_bytes);
+                if (pixels == NULL || jxl.set_image_out_buffer(decoder, &format, pixels, pixel_bytes) != JXL_DEC_SUCCESS) break;
+            } else if (event == JXL_DEC_FULL_IMAGE) {
+                sum = pixels[pixel_bytes - 1];
+                done = 1;
+                break;
+            } else {
+                break;   // an error, or the end before a frame
+            }
+        }
+    }
+    if (!done) fail(file->path, "libjxl cannot decode its first frame");
+    if (decoder != NULL) jxl.destroy(decoder);
+    free(pixels);
+    free(bytes);
+    return sum;
+}
+
 static void *worker(void *unused) {
     (void)unused;
     uint64_t sum = 0;
     for (;;) {
         size_t index = atomic_fetch_add(&next_file, 1);
         if (index >= file_count) break;
-        sum += kind == FLOOR_JPEG ? decode_jpeg(&files[index]) : kind == FLOOR_PNG ? decode_png(&files[index]) : draw_svg(&files[index]);
+        const floor_file *file = &files[index];
+        switch (kind) {
+        case FLOOR_JPEG: sum += decode_jpeg(file); break;
+        case FLOOR_PNG: sum += decode_png(file); break;
+        case FLOOR_SVG: sum += draw_svg(file); break;
+        case FLOOR_TIFF: sum += decode_tiff(file); break;
+        case FLOOR_JXL: sum += decode_jxl(file); break;
+        }
     }
     if (page_count > 0) {
         // A sheet is written once its pictures are read: every worker waits for the last decode.
@@ -406,12 +575,21 @@ static int spawn_and_report(int quiet, char **argv) {
 int main(int argc, char **argv) {
     if (argc >= 4 && strcmp(argv[1], "spawn") == 0) return spawn_and_report(strcmp(argv[2], "quiet") == 0, argv + 3);
     int with_sheet = argc == 5 && strcmp(argv[1], "png+sheet") == 0;
-    if (!with_sheet && (argc != 4 || (strcmp(argv[1], "jpeg") != 0 && strcmp(argv[1], "png") != 0 && strcmp(argv[1], "svg") != 0))) {
-        fprintf(stderr, "usage: masonry-floor jpeg|png|svg THREADS LIST | png+sheet THREADS LIST PAGES | spawn quiet|loud PATH ARGS...\n");
+    static const struct { const char *name; floor_kind kind; } kinds[] = {
+        { "jpeg", FLOOR_JPEG }, { "png", FLOOR_PNG }, { "png+sheet", FLOOR_PNG }, { "svg", FLOOR_SVG },
+        { "tiff", FLOOR_TIFF }, { "jxl", FLOOR_JXL },
+    };
+    int known = 0;
+    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
+        if (argc >= 2 && strcmp(argv[1], kinds[i].name) == 0) { kind = kinds[i].kind; known = 1; }
+    }
+    if (!known || argc != (with_sheet ? 5 : 4)) {
+        fprintf(stderr, "usage: masonry-floor jpeg|png|svg|tiff|jxl THREADS LIST | png+sheet THREADS LIST PAGES | spawn quiet|loud PATH ARGS...\n");
         return 64;
     }
-    kind = strcmp(argv[1], "jpeg") == 0 ? FLOOR_JPEG : strcmp(argv[1], "svg") == 0 ? FLOOR_SVG : FLOOR_PNG;
     if (kind == FLOOR_SVG && load_librsvg() != 0) return 1;
+    if (kind == FLOOR_TIFF && load_libtiff() != 0) return 1;
+    if (kind == FLOOR_JXL && load_libjxl() != 0) return 1;
     int threads = atoi(argv[2]);
     if (threads < 1 || threads > 256) { fprintf(stderr, "masonry-floor: THREADS is 1...256\n"); return 64; }
     if (read_list(argv[3]) != 0) return 1;

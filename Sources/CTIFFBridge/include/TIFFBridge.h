@@ -57,8 +57,10 @@ mb_status mtiff_open(int fd, int64_t size, uint64_t ifd_offset, int64_t max_allo
 /// by scanline, and anything else is refused with MB_LIMIT).
 mb_status mtiff_start(mtiff_decoder *decoder, mtiff_output output, int alpha, int cmyk, size_t max_band_bytes);
 
-/// Converts the next row into `row` (width × the output's bytes a pixel).
-mb_status mtiff_read_row(mtiff_decoder *decoder, uint8_t *row);
+/// The next row (width × the output's bytes a pixel) in `*row`: the decoded strip's or tile
+/// row's own bytes when they are already the output's (8-bit samples in the output's order),
+/// else converted into `scratch` (as many bytes). Valid until the next call or mtiff_destroy.
+mb_status mtiff_read_row(mtiff_decoder *decoder, uint8_t *scratch, const uint8_t **row);
 
 /// The words of the decoder's first failure (empty when none).
 const mb_message *mtiff_message(const mtiff_decoder *decoder);
