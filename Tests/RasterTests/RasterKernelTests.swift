@@ -21,23 +21,31 @@ struct RasterKernelTests {
                     format == .opaqueRGBA8 && index % 4 == 3 ? 255 : UInt8.random(in: 0...255, using: &generator)
                 }
             }
-            func run(_ kernels: RasterKernels) -> [UInt8] {
-                let resampler = StreamingResampler(sourceWidth: width, sourceHeight: height, targetWidth: toWidth,
-                                                   targetHeight: toHeight, sourceFormat: format, kernels: kernels)
-                var output: [UInt8] = []
-                for row in rows {
-                    row.withUnsafeBufferPointer { row in resampler.push(row: row) { _, pixels in output += pixels } }
-                }
-                return output
-            }
-            let portable = run(.portable), avx2 = run(.avx2)
-            #expect(portable.count == 4 * toWidth * toHeight)
-            if avx2 != portable {
-                let first = portable.indices.first { portable[$0] != avx2[$0] } ?? -1
-                Issue.record("seed \(seed), round \(round): \(format) \(width)x\(height) -> \(toWidth)x\(toHeight): byte \(first) differs")
-                return
-            }
+            guard Self.passesAgree(rows: rows, width: width, format: format, toWidth: toWidth, toHeight: toHeight,
+                                   context: "seed \(seed), round \(round)") else { return }
         }
+    }
+
+    /// Resamples `rows` with both kernels; records the first differing byte and returns false
+    /// when they differ.
+    static func passesAgree(rows: [[UInt8]], width: Int, format: PixelFormat, toWidth: Int, toHeight: Int, context: String) -> Bool {
+        func run(_ kernels: RasterKernels) -> [UInt8] {
+            let resampler = StreamingResampler(sourceWidth: width, sourceHeight: rows.count, targetWidth: toWidth,
+                                               targetHeight: toHeight, sourceFormat: format, kernels: kernels)
+            var output: [UInt8] = []
+            for row in rows {
+                row.withUnsafeBufferPointer { row in resampler.push(row: row) { _, pixels in output += pixels } }
+            }
+            return output
+        }
+        let portable = run(.portable), avx2 = run(.avx2)
+        #expect(portable.count == 4 * toWidth * toHeight)
+        guard avx2 == portable else {
+            let first = portable.indices.first { portable[$0] != avx2[$0] } ?? -1
+            Issue.record("\(context): \(format) \(width)x\(rows.count) -> \(toWidth)x\(toHeight): byte \(first) differs")
+            return false
+        }
+        return true
     }
 
     /// The AVX2 passes' shortcuts for flat areas (a row equal to the one before reuses its
@@ -80,22 +88,8 @@ struct RasterKernelTests {
                 let repeats = Int.random(in: 1...12, using: &generator)
                 rows += Array(repeating: row, count: min(repeats, height - rows.count))
             }
-            func run(_ kernels: RasterKernels) -> [UInt8] {
-                let resampler = StreamingResampler(sourceWidth: width, sourceHeight: height, targetWidth: toWidth,
-                                                   targetHeight: toHeight, sourceFormat: format, kernels: kernels)
-                var output: [UInt8] = []
-                for row in rows {
-                    row.withUnsafeBufferPointer { row in resampler.push(row: row) { _, pixels in output += pixels } }
-                }
-                return output
-            }
-            let portable = run(.portable), avx2 = run(.avx2)
-            #expect(portable.count == 4 * toWidth * toHeight)
-            if avx2 != portable {
-                let first = portable.indices.first { portable[$0] != avx2[$0] } ?? -1
-                Issue.record("seed \(seed), round \(round): \(format) \(width)x\(height) -> \(toWidth)x\(toHeight): byte \(first) differs")
-                return
-            }
+            guard Self.passesAgree(rows: rows, width: width, format: format, toWidth: toWidth, toHeight: toHeight,
+                                   context: "seed \(seed), round \(round)") else { return }
         }
     }
 }
