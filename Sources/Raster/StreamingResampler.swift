@@ -469,11 +469,9 @@ public final class StreamingResampler {
         }
     }
 
-    /// Filters `shrunkRow` horizontally into `reducedRows`, starting at pixel `offset`
-    /// (`quadsBuilt`: the AVX2 pass's quads were made from the source row already).
-    /// Reduces shrunk row `row` into its slot of `reducedRows`. With AVX2, `quadsBuilt` says
-    /// the row's quads are in `shrunkQuads` already, and `quadsUnchanged` that they were those
-    /// of the row before (whose reduced row is then copied).
+    /// Filters shrunk row `row` (`shrunkRow`) horizontally into its slot of `reducedRows`. With
+    /// AVX2, `quadsBuilt` says the row's quads were made from the source row already, and
+    /// `quadsUnchanged` that they were those of the row before (whose reduced row is then copied).
     private func reduceHorizontally(row: Int, quadsBuilt: Bool, quadsUnchanged: Bool) {
         let tapCount = vertical.filter.tapCount, slot = row % tapCount, offset = targetWidth * slot
         if kernels == .avx2 {
