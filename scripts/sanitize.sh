@@ -6,8 +6,13 @@
 #   scripts/sanitize.sh thread      ThreadSanitizer on Swift and C
 #
 # Further arguments go to `swift test` (e.g. --filter BandScheduler). Each mode builds into its
-# own folder, .build/sanitize-MODE (git-ignored), debug configuration, and exits non-zero on any
-# failing test or sanitizer report.
+# own folder, .build/sanitize-MODE (git-ignored), and exits non-zero on any failing test or
+# sanitizer report.
+#
+# The build is optimised (-c release, with -enable-testing for the tests' @testable imports):
+# Swift's overflow and bounds checks stay on at -O, the package has no assert() or #if DEBUG, and
+# the suite runs six times faster than at -Onone (ASan, 2 cores: 111 s against 693 s, for a build
+# 200 s longer), which keeps CI under 30 minutes.
 #
 # Swift has no UBSan on Linux (`-sanitize=undefined` is refused for the target); Swift's own
 # overflow and bounds checks stay on in every mode. The C targets get
@@ -47,8 +52,8 @@ case "$mode" in
     *) echo "sanitize.sh: the mode is address, undefined or thread" >&2; exit 64 ;;
 esac
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}
-scratch=(--scratch-path ".build/sanitize-$mode")
+build_options=(-c release -Xswiftc -enable-testing --scratch-path ".build/sanitize-$mode")
 # ld.gold warns "Cannot export local symbol '__asan_...'" for every ASan symbol: harmless noise.
-swift build --build-tests "${scratch[@]}" "${flags[@]}" 2>&1 | grep -vE '^\[[0-9]+/[0-9]+\]|Cannot export local symbol' || true
-swift build --build-tests "${scratch[@]}" "${flags[@]}" >/dev/null
-swift test --skip-build "${scratch[@]}" "${flags[@]}" "$@"
+swift build --build-tests "${build_options[@]}" "${flags[@]}" 2>&1 | grep -vE '^\[[0-9]+/[0-9]+\]|Cannot export local symbol' || true
+swift build --build-tests "${build_options[@]}" "${flags[@]}" >/dev/null
+swift test --skip-build "${build_options[@]}" "${flags[@]}" "$@"
