@@ -26,8 +26,8 @@ public enum TextPainter {
             return GlyphRaster(glyph, boxLeft: left, font: font)
         }
         // Partly covered pixels of scaled fallback glyphs: the colour at 1/16 ... 16/16 of its alpha.
-        let partial = rasters.contains { $0.hasPartialCoverage } ? (0...16).map {
-            PixelBlender(color: RGBA8Color(r: color.r, g: color.g, b: color.b, a: UInt8((Int(color.a) * $0 + 8) / 16)),
+        let partial: [PixelBlender] = rasters.contains { $0.hasPartialCoverage } ? (0...16).map { (sixteenths: Int) in
+            PixelBlender(color: RGBA8Color(r: color.r, g: color.g, b: color.b, a: UInt8((Int(color.a) * sixteenths + 8) / 16)),
                          channels: channels)
         } : []
         for sheetRow in visible.rows {

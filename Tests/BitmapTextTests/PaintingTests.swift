@@ -16,7 +16,7 @@ import Testing
             painted.paint { BoxPainter.fill((0, 0, 1, 1), color: color, clip: (0, 0, 1, 1), channels: channels, row: $0) }
             // compositeOver takes premultiplied sources; only exact premultiplications compare.
             guard color.a == 255 || color.a == 0 || [color.r, color.g, color.b].allSatisfy({ Int($0) * Int(color.a) % 255 == 0 }) else { continue }
-            let premultiplied = [color.r, color.g, color.b].map { UInt8(Int($0) * Int(color.a) / 255) } + [color.a]
+            let premultiplied: [UInt8] = [color.r, color.g, color.b].map { (sample: UInt8) in UInt8(Int(sample) * Int(color.a) / 255) } + [color.a]
             var composited = [UInt8](repeating: 0, count: channels)
             premultiplied.withUnsafeBufferPointer { source in
                 composited.withUnsafeMutableBufferPointer { compositeOver(background: background, source: source, into: $0, channels: channels) }

@@ -11,9 +11,9 @@ import Testing
 
     /// An opaque 8×8 GIF whose 64 pixels are index (x + y) % 4.
     static let opaque: (bytes: [UInt8], pixels: [UInt8]) = {
-        let indices = (0..<64).map { UInt8(($0 % 8 + $0 / 8) % 4) }
-        return (GIFBytes.screen(width: 8, height: 8, palette: palette) + GIFBytes.frame(width: 8, height: 8, indices: indices)
-                + GIFBytes.trailer, indices)
+        let indices: [UInt8] = (0..<64).map { (index: Int) in UInt8((index % 8 + index / 8) % 4) }
+        let bytes: [UInt8] = GIFBytes.screen(width: 8, height: 8, palette: palette) + GIFBytes.frame(width: 8, height: 8, indices: indices)
+        return (bytes + GIFBytes.trailer, indices)
     }()
 
     static func rgba(_ index: UInt8) -> [UInt8] { Array(palette[Int(index) * 3 ..< Int(index) * 3 + 3]) + [255] }

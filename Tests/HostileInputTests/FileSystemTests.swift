@@ -103,7 +103,8 @@ import Testing
         #expect(drawn.count == names.count)
 
         // The same names given one by one as arguments (raw bytes, not UTF-8).
-        let direct = Masonry.run(names.map { Array(input.utf8) + [0x2F] + $0 } + [Array("-o".utf8), Array(folder.sub("direct.png").utf8)])
+        let paths: [[UInt8]] = names.map { (name: [UInt8]) in Array(input.utf8) + [0x2F] + name }
+        let direct = Masonry.run(paths + [Array("-o".utf8), Array(folder.sub("direct.png").utf8)])
         SheetCheck.basics(direct, label: "names as arguments")
         #expect(direct.stderrLines.last?.contains("\(names.count) images, 0 skipped") == true, "\(direct.stderr)")
     }

@@ -297,9 +297,9 @@ import Glibc
     @Test(arguments: ["0.0", "0.1"]) func countsEqualPixelmatch(threshold: String) throws {
         let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent("ImageDiffTests/Fixtures")
-        let goldens = try String(contentsOf: fixtures.appendingPathComponent("goldens.txt"), encoding: .utf8)
-            .split(separator: "\n").filter { !$0.hasPrefix("#") }.map { $0.split(separator: " ").map(String.init) }
-            .filter { $0[2] == threshold && $0[3] == "false" }
+        let lines = try String(contentsOf: fixtures.appendingPathComponent("goldens.txt"), encoding: .utf8).split(separator: "\n")
+        let goldens: [[String]] = lines.filter { !$0.hasPrefix("#") }.map { (line: Substring) in line.split(separator: " ").map(String.init) }
+            .filter { (fields: [String]) in fields[2] == threshold && fields[3] == "false" }
         #expect(goldens.count >= 15)
         let folder = TemporaryFolder()
         for side in ["base", "cur"] { try FileManager.default.createDirectory(atPath: folder.file(side), withIntermediateDirectories: true) }

@@ -30,7 +30,10 @@ import TestSupport
         #expect((sheet.width, sheet.height) == (width + 16, height + 16))
         var drawn: [UInt8] = []
         for y in 8 ..< 8 + height {
-            for x in 8 ..< 8 + width { drawn += sheet.pixels[(y * sheet.width + x) * 4 ..< (y * sheet.width + x) * 4 + 3] }
+            for x in 8 ..< 8 + width {
+                let at: Int = (y * sheet.width + x) * 4
+                drawn += sheet.pixels[at ..< at + 3]
+            }
         }
         let decibels = psnr(drawn, try goldenRGB(Self.fixtures.appendingPathComponent(name + ".golden.png").path).rgb)
         TestLog.verbose(String(format: "%@ in a sheet: %.2f dB against Pillow's tile", name, decibels))

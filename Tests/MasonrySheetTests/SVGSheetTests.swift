@@ -251,6 +251,28 @@ import Glibc
         #expect(!Self.runs(found.drawing), "the drawing process outlived the command")
     }
 
+    /// The zygote killed while its drawing process draws: that drawing dies with it and is a
+    /// skip with the reason, and the next SVG is drawn by a drawing process the command starts
+    /// itself (the fallback: the dynamic loader logs a third process, after the command and the
+    /// zygote).
+    @Test func drawingGoesOnWithoutTheZygote() throws {
+        let folder = try Self.folderWithSlowDrawing()
+        let (process, output, error) = try MasonryExecutable.start(["in", "-o", "s.png", "--jobs", "1"], in: folder.path,
+                                                                   environment: ["LD_DEBUG": "files", "LD_DEBUG_OUTPUT": folder.file("loads")])
+        let found = try #require(Self.drawingProcesses(of: process.processIdentifier), "no drawing process started")
+        kill(found.zygote, SIGKILL)
+        let errorText = String(decoding: error.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        _ = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0, "stderr: \(errorText)")
+        let lines = errorText.split(separator: "\n").map(String.init)
+        #expect(lines.contains("masonry: skipped in/a-slow.svg: librsvg ended by signal 9 (SIGKILL) while drawing the SVG"), "\(errorText)")
+        #expect(lines.last?.contains("1 image, 1 skipped") == true, "\(errorText)")
+        #expect(!Self.runs(found.drawing), "the drawing process outlived its zygote")
+        let logs = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasPrefix("loads.") }
+        #expect(logs.count == 3, "the command, the zygote and the drawing process started in its place: \(logs)")
+    }
+
     /// A drawing process is reused from one SVG and one page to the next (the workers end with
     /// each page; the processes do not): six SVGs over several pages with one worker start the
     /// zygote once, and nothing else (the dynamic loader writes one log a process it starts with

@@ -44,7 +44,10 @@ import TestSupport
         #expect((sheet.width, sheet.height) == (tile.width + 16, tile.height + 16))
         var drawn: [UInt8] = []
         for y in 8 ..< 8 + tile.height {
-            for x in 8 ..< 8 + tile.width { drawn += sheet.pixels[(y * sheet.width + x) * 4 ..< (y * sheet.width + x) * 4 + 3] }
+            for x in 8 ..< 8 + tile.width {
+                let at: Int = (y * sheet.width + x) * 4
+                drawn += sheet.pixels[at ..< at + 3]
+            }
         }
         let golden = try goldenRGB(Self.fixtures.appendingPathComponent(name + ".tile.png").path)
         let decibels = psnr(drawn, golden.rgb)

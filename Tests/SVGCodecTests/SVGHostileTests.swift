@@ -105,7 +105,8 @@ func decodeError(_ path: String, width: Int = 20, height: Int = 20) -> String? {
             try decoder.readRows { _, row in pixels += row }
             #expect(ContinuousClock.now - start < .seconds(10), "\(name)")
             // Only the red square is drawn: nothing was loaded from outside.
-            let drawn = stride(from: 0, to: pixels.count, by: 4).filter { pixels[$0 + 3] != 0 }.map { ($0 / 4 % 9, $0 / 4 / 9) }
+            let drawn: [(Int, Int)] = stride(from: 0, to: pixels.count, by: 4).filter { (offset: Int) in pixels[offset + 3] != 0 }
+                .map { (offset: Int) in (offset / 4 % 9, offset / 4 / 9) }
             #expect(drawn.allSatisfy { (1...2).contains($0.0) && (1...2).contains($0.1) } && drawn.count == 4, "\(name): \(drawn)")
         }
         // An external entity is declared but never loaded: libxml2 reports it undefined.

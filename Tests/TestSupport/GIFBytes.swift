@@ -76,8 +76,8 @@ public enum GIFBytes {
 
     /// A small valid GIF: 4×3, four colours, index = (x + y) % 4.
     public static let small: [UInt8] = {
-        let indices = (0..<12).map { UInt8(($0 % 4 + $0 / 4) % 4) }
-        return screen(width: 4, height: 3, palette: [255, 0, 0, 0, 255, 0, 0, 0, 255, 255, 255, 255])
-            + frame(width: 4, height: 3, indices: indices) + trailer
+        let indices: [UInt8] = (0..<12).map { (index: Int) in UInt8((index % 4 + index / 4) % 4) }
+        let head: [UInt8] = screen(width: 4, height: 3, palette: [255, 0, 0, 0, 255, 0, 0, 0, 255, 255, 255, 255])
+        return head + frame(width: 4, height: 3, indices: indices) + trailer
     }()
 }
