@@ -197,13 +197,20 @@ import Glibc
         }
         #expect((try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(drawing)/fd/0"))?.hasPrefix("socket:") == true)
         kill(drawing, SIGSEGV)
-        let errorText = String(decoding: error.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        _ = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0, "stderr: \(errorText)")
+        Self.expectOnlyTheSlowDrawingSkipped((process, output, error), reason: "librsvg ended by signal 11 (SIGSEGV) while drawing the SVG")
+    }
+
+    /// Waits for a command started on `folderWithSlowDrawing()` to end, and checks that it ended
+    /// well, with the slow drawing skipped for `reason` and the good one drawn.
+    static func expectOnlyTheSlowDrawingSkipped(_ started: (process: Process, output: Pipe, error: Pipe), reason: String,
+                                                sourceLocation: SourceLocation = #_sourceLocation) {
+        let errorText = String(decoding: started.error.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        _ = started.output.fileHandleForReading.readDataToEndOfFile()
+        started.process.waitUntilExit()
+        #expect(started.process.terminationStatus == 0, "stderr: \(errorText)", sourceLocation: sourceLocation)
         let lines = errorText.split(separator: "\n").map(String.init)
-        #expect(lines.contains("masonry: skipped in/a-slow.svg: librsvg ended by signal 11 (SIGSEGV) while drawing the SVG"), "\(errorText)")
-        #expect(lines.last?.contains("1 image, 1 skipped") == true, "\(errorText)")
+        #expect(lines.contains("masonry: skipped in/a-slow.svg: \(reason)"), "\(errorText)", sourceLocation: sourceLocation)
+        #expect(lines.last?.contains("1 image, 1 skipped") == true, "\(errorText)", sourceLocation: sourceLocation)
     }
 
     /// A drawing process forked by the zygote draws under its address-space bound (RLIMIT_AS,
@@ -261,13 +268,7 @@ import Glibc
                                                                    environment: ["LD_DEBUG": "files", "LD_DEBUG_OUTPUT": folder.file("loads")])
         let found = try #require(Self.drawingProcesses(of: process.processIdentifier), "no drawing process started")
         kill(found.zygote, SIGKILL)
-        let errorText = String(decoding: error.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        _ = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0, "stderr: \(errorText)")
-        let lines = errorText.split(separator: "\n").map(String.init)
-        #expect(lines.contains("masonry: skipped in/a-slow.svg: librsvg ended by signal 9 (SIGKILL) while drawing the SVG"), "\(errorText)")
-        #expect(lines.last?.contains("1 image, 1 skipped") == true, "\(errorText)")
+        Self.expectOnlyTheSlowDrawingSkipped((process, output, error), reason: "librsvg ended by signal 9 (SIGKILL) while drawing the SVG")
         #expect(!Self.runs(found.drawing), "the drawing process outlived its zygote")
         let logs = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasPrefix("loads.") }
         #expect(logs.count == 3, "the command, the zygote and the drawing process started in its place: \(logs)")
