@@ -30,7 +30,8 @@
 #   log          Fuzz/work/TARGET/fuzz-*.log; the summary (exec/s, cov, ft, findings) is printed.
 # Limits: -max_len is twice the largest seed (4 KiB to 1 MiB); -rss_limit_mb is 3 GiB shared by
 # the jobs (the machine's 24 GiB serve eight sessions), which is also the biggest single malloc;
-# -timeout 10 s per input. The targets themselves decode under DecodeLimits.fuzzing.
+# -timeout 10 s per input (--smoke runs two targets at once, each with its own 3 GiB: 6 GiB at most).
+# The targets themselves decode under DecodeLimits.fuzzing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
