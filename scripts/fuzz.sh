@@ -6,19 +6,9 @@
 #   scripts/fuzz.sh --build                      only build the fuzzer
 #   scripts/fuzz.sh --smoke SECONDS              build once, then fuzz every target for SECONDS, two at once (CI)
 #
-# The fuzzer is one executable, masonry-fuzz (Sources/masonry-fuzz), over every FuzzTarget,
-# built once into .build/fuzz (git-ignored; SwiftPM rebuilds only what changed):
-#   - Swift with -sanitize=fuzzer,address: libFuzzer's coverage (edges, compares) and ASan.
-#     Swift has no UBSan on Linux; its own overflow and bounds checks stay on (-O, not -Ounchecked).
-#   - the package's C targets (the bridges, CPNGFastDecode, CRasterKernels) with
-#     -fsanitize=fuzzer-no-link,address,undefined and no UBSan recovery: a finding aborts.
-#     Debian's libpng, libjpeg, zlib and libdeflate are not rebuilt: ASan sees their heap blocks
-#     (redzones, use after free through our code, memcpy and friends) but not their own loads.
-#   - -D MASONRY_LIBFUZZER: main hands the command line to LLVMFuzzerRunDriver. libFuzzer's own
-#     main cannot be used: SwiftPM renames an executable's entry point and links
-#     --defsym main=masonry_fuzz_main, so an executable target always has a Swift main.
-#   - release (-O): libFuzzer needs speed; a -Onone Swift decoder runs ten times slower.
-#   - lld: ld.gold stops with "internal error in format_file_lineno" on this ASan+libFuzzer link.
+# The fuzzer is one executable, masonry-fuzz (Sources/masonry-fuzz), over every FuzzTarget, built
+# from the package's one ASan build (scripts/asan-fuzzer-build.sh: release, -sanitize=fuzzer,address,
+# UBSan on the C targets), which scripts/sanitize.sh address shares; SwiftPM rebuilds only what changed.
 # The target is chosen by MASONRY_FUZZ_TARGET, which -jobs children inherit.
 #
 # Inputs and outputs, per target:
@@ -36,10 +26,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
 
+source "$root/scripts/asan-fuzzer-build.sh"
 swift_build() {
-    swift build -c release --scratch-path .build/fuzz --product masonry-fuzz \
-        -Xswiftc -sanitize=fuzzer,address -Xswiftc -DMASONRY_LIBFUZZER -Xswiftc -use-ld=lld \
-        -Xcc -fsanitize=fuzzer-no-link,address,undefined -Xcc -fno-sanitize-recover=undefined "$@"
+    swift build "${asan_fuzzer_build[@]}" --product masonry-fuzz "$@"
 }
 
 build() {

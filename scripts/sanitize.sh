@@ -7,7 +7,8 @@
 #
 # Further arguments go to `swift test` (e.g. --filter BandScheduler). Each mode builds into its
 # own folder, .build/sanitize-MODE (git-ignored), and exits non-zero on any failing test or
-# sanitizer report.
+# sanitizer report. The address mode's build is the one scripts/fuzz.sh builds the fuzzer from
+# (scripts/asan-fuzzer-build.sh): it carries libFuzzer's coverage counters as well.
 #
 # The build is optimised (-c release, with -enable-testing for the tests' @testable imports):
 # Swift's overflow and bounds checks stay on at -O, the package has no assert() or #if DEBUG, and
@@ -30,9 +31,13 @@ cd "$(dirname "$0")/.."
 mode=${1:?usage: scripts/sanitize.sh address|undefined|thread [swift test arguments]}
 shift
 ubsan_c=(-Xcc -fsanitize=undefined -Xcc -fno-sanitize-recover=undefined)
+release_testing=(-c release -Xswiftc -enable-testing --scratch-path ".build/sanitize-$mode")
 case "$mode" in
     address)
-        flags=(--sanitize=address "${ubsan_c[@]}" -Xswiftc -DMASONRY_ASAN)
+        # The build scripts/fuzz.sh also uses (scripts/asan-fuzzer-build.sh): ASan with libFuzzer's
+        # coverage, so CI compiles the package once for the suite and the fuzz smoke.
+        source scripts/asan-fuzzer-build.sh
+        build_options=("${asan_fuzzer_build[@]}")
         # Leaks are findings too (LeakSanitizer runs at each test process's exit). A malloc too
         # big to satisfy returns NULL, as it does without ASan: the decoders report it as the
         # file's problem, and tests check that (interlaced images too large to hold).
@@ -40,10 +45,10 @@ case "$mode" in
         export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$PWD/scripts/lsan-suppressions.txt:print_suppressions=0}
         ;;
     undefined)
-        flags=("${ubsan_c[@]}" -Xswiftc -Xclang-linker -Xswiftc -fsanitize=undefined)
+        build_options=("${release_testing[@]}" "${ubsan_c[@]}" -Xswiftc -Xclang-linker -Xswiftc -fsanitize=undefined)
         ;;
     thread)
-        flags=(--sanitize=thread -Xswiftc -DMASONRY_TSAN)
+        build_options=("${release_testing[@]}" --sanitize=thread -Xswiftc -DMASONRY_TSAN)
         # atexit_sleep_ms: TSan waits a second at every exit by default (for threads still
         # running to report), which every child `masonry` would spend, and the signal tests
         # bound the time from signal to exit by 1 s.
@@ -52,8 +57,12 @@ case "$mode" in
     *) echo "sanitize.sh: the mode is address, undefined or thread" >&2; exit 64 ;;
 esac
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}
-build_options=(-c release -Xswiftc -enable-testing --scratch-path ".build/sanitize-$mode")
-# ld.gold warns "Cannot export local symbol '__asan_...'" for every ASan symbol: harmless noise.
-swift build --build-tests "${build_options[@]}" "${flags[@]}" 2>&1 | grep -vE '^\[[0-9]+/[0-9]+\]|Cannot export local symbol' || true
-swift build --build-tests "${build_options[@]}" "${flags[@]}" >/dev/null
-swift test --skip-build "${build_options[@]}" "${flags[@]}" "$@"
+# Only what the suite runs: the test bundle (SwiftPM's product PACKAGEPackageTests), the command and
+# the cache tests' child process. The bench tools are not built (masonry-floor, a C program, cannot
+# link under libFuzzer's runtime, whose main it would duplicate).
+# ld.gold warns "Cannot export local symbol '__asan_...'" for every sanitizer symbol: harmless noise.
+for product in MasonryPackageTests masonry TileCacheProbe; do
+    swift build --product "$product" "${build_options[@]}" 2>&1 | grep -vE '^\[[0-9]+/[0-9]+\]|Cannot export local symbol' || true
+    swift build --product "$product" "${build_options[@]}" >/dev/null
+done
+swift test --skip-build "${build_options[@]}" "$@"
