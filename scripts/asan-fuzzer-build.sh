@@ -13,11 +13,11 @@
 #   - the package's C targets with -fsanitize=fuzzer-no-link,address,undefined and no UBSan
 #     recovery: a finding aborts. Debian's libraries are not rebuilt: ASan sees their heap blocks
 #     (redzones, use after free through our code, memcpy and friends) but not their own loads.
-#   - libFuzzer's runtime without its main (libclang_rt.fuzzer_no_main, and libstdc++ it is written
-#     in) in every link: it holds the
-#     coverage hooks and LLVMFuzzerRunDriver, which masonry-fuzz's main calls under
-#     MASONRY_LIBFUZZER. -sanitize=fuzzer would link libFuzzer's main whole, which clashes with
-#     the test runner's main.
+#   - libFuzzer's runtime without its main (libclang_rt.fuzzer_no_main, with the libstdc++ it is
+#     written against) in every link: it holds the coverage hooks and LLVMFuzzerRunDriver, which
+#     masonry-fuzz's main calls under MASONRY_LIBFUZZER. -sanitize=fuzzer would link libFuzzer's
+#     main whole, which clashes with the test runner's main (SwiftPM renames an executable's
+#     entry point, not the test runner's).
 #   - MASONRY_ASAN: TestSupport's `Sanitizer` skips the tests that cannot hold under ASan.
 #   - lld: ld.gold stops with "internal error in format_file_lineno" on the ASan+libFuzzer link.
 # shellcheck disable=SC2034  # used by the scripts that source this file

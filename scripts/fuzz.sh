@@ -7,8 +7,9 @@
 #   scripts/fuzz.sh --smoke SECONDS              build once, then fuzz every target for SECONDS, two at once (CI)
 #
 # The fuzzer is one executable, masonry-fuzz (Sources/masonry-fuzz), over every FuzzTarget, built
-# from the package's one ASan build (scripts/asan-fuzzer-build.sh: release, -sanitize=fuzzer,address,
-# UBSan on the C targets), which scripts/sanitize.sh address shares; SwiftPM rebuilds only what changed.
+# from the package's one ASan build (scripts/asan-fuzzer-build.sh: release, ASan with libFuzzer's
+# coverage, UBSan on the C targets), which scripts/sanitize.sh address shares; SwiftPM rebuilds only
+# what changed.
 # The target is chosen by MASONRY_FUZZ_TARGET, which -jobs children inherit.
 #
 # Inputs and outputs, per target:
