@@ -22,6 +22,7 @@
 #   - lld: ld.gold stops with "internal error in format_file_lineno" on the ASan+libFuzzer link.
 # shellcheck disable=SC2034  # used by the scripts that source this file
 libfuzzer_no_main="$("$(dirname "$(readlink -f "$(command -v swiftc)")")/clang" -print-resource-dir)/lib/linux/libclang_rt.fuzzer_no_main-$(uname -m).a"
+[ -f "$libfuzzer_no_main" ] || { echo "asan-fuzzer-build.sh: the Swift toolchain has no libFuzzer runtime at $libfuzzer_no_main" >&2; exit 2; }
 asan_fuzzer_build=(
     -c release --scratch-path .build/sanitize-address
     -Xswiftc -enable-testing -Xswiftc -DMASONRY_ASAN -Xswiftc -DMASONRY_LIBFUZZER
