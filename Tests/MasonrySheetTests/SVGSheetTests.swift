@@ -154,8 +154,11 @@ import Glibc
         }
     }
 
-    /// The zygote a running command started and the drawing process it forked, once both run
-    /// (nil after 30 s).
+    /// The zygote a running command started and the drawing process it forked, once the drawing
+    /// process draws (nil after 30 s). A drawing process that merely exists may not have been
+    /// handed to the command yet: killed then, or its zygote killed, the command would rightly
+    /// spawn another in its place, and the test would see that one's end instead. One that has
+    /// spent CPU time has the command's request, so the command holds its socket.
     static func drawingProcesses(of command: pid_t) -> (zygote: pid_t, drawing: pid_t)? {
         let start = ContinuousClock.now
         while ContinuousClock.now - start < .seconds(30) {
@@ -163,10 +166,21 @@ import Glibc
             let zygote = children(of: command).first { id in
                 ((try? String(contentsOfFile: "/proc/\(id)/cmdline", encoding: .utf8)) ?? "").contains("--internal-svg-drawing-zygote")
             }
-            if let zygote, let drawing = children(of: zygote).first { return (zygote, drawing) }
+            if let zygote, let drawing = children(of: zygote).first, cpuTicks(of: drawing) >= 5 { return (zygote, drawing) }
             usleep(20_000)
         }
         return nil
+    }
+
+    /// The CPU time `process` has spent (user and system, in clock ticks: 10 ms on Linux), 0 when
+    /// it is gone.
+    static func cpuTicks(of process: pid_t) -> Int {
+        guard let stat = try? String(contentsOfFile: "/proc/\(process)/stat", encoding: .utf8),
+              let end = stat.lastIndex(of: ")") else { return 0 }
+        // After the name: state (field 3) … utime (14), stime (15).
+        let fields = stat[stat.index(after: end)...].split(separator: " ")
+        guard fields.count > 12, let user = Int(fields[11]), let system = Int(fields[12]) else { return 0 }
+        return user + system
     }
 
     /// Whether `process` still runs: it exists and is not a zombie (one whose parent died waits
