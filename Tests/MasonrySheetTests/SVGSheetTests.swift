@@ -172,13 +172,18 @@ import Glibc
         return nil
     }
 
-    /// The CPU time `process` has spent (user and system, in clock ticks: 10 ms on Linux), 0 when
-    /// it is gone.
-    static func cpuTicks(of process: pid_t) -> Int {
+    /// The fields of `/proc/PID/stat` after the process's name, from its state (field 3 of
+    /// proc(5), at index 0 here) on; empty when the process is gone.
+    static func statFields(of process: pid_t) -> [Substring] {
         guard let stat = try? String(contentsOfFile: "/proc/\(process)/stat", encoding: .utf8),
-              let end = stat.lastIndex(of: ")") else { return 0 }
-        // After the name: state (field 3) … utime (14), stime (15).
-        let fields = stat[stat.index(after: end)...].split(separator: " ")
+              let end = stat.lastIndex(of: ")") else { return [] }
+        return stat[stat.index(after: end)...].split(separator: " ")
+    }
+
+    /// The CPU time `process` has spent (user and system, fields 14 and 15: clock ticks of
+    /// 10 ms on Linux), 0 when it is gone.
+    static func cpuTicks(of process: pid_t) -> Int {
+        let fields = statFields(of: process)
         guard fields.count > 12, let user = Int(fields[11]), let system = Int(fields[12]) else { return 0 }
         return user + system
     }
@@ -186,9 +191,8 @@ import Glibc
     /// Whether `process` still runs: it exists and is not a zombie (one whose parent died waits
     /// for init to reap it).
     static func runs(_ process: pid_t) -> Bool {
-        guard let stat = try? String(contentsOfFile: "/proc/\(process)/stat", encoding: .utf8),
-              let end = stat.lastIndex(of: ")") else { return false }
-        return stat[stat.index(after: end)...].split(separator: " ").first != "Z"
+        guard let state = statFields(of: process).first else { return false }
+        return state != "Z"
     }
 
     /// The drawing process (forked by the zygote) holds nothing but its socket and /dev/null, and
