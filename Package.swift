@@ -57,7 +57,9 @@ let package = Package(
         // The fast whole-image decoder for plain PNGs (libdeflate, SSE2); no libpng.
         .target(name: "CPNGFastDecode", dependencies: ["CLibDeflate"]),
         // Masonry's own deflate encoder (runs and dynamic Huffman codes) for the PNG writer.
-        .target(name: "Deflate"),
+        .target(name: "Deflate", dependencies: ["CDeflateKernels"]),
+        // The deflate encoder's run search in C (SSE2 compares into bitmaps, bit scans).
+        .target(name: "CDeflateKernels"),
         // The one thread pool: threads with 1 MiB stacks, a parallel map in index order, job threads.
         .target(name: "WorkerThreads", dependencies: ["CSanitizerRuntime", "CProcessorAffinity"]),
         // sched_getaffinity's CPU count, which needs _GNU_SOURCE (the default of --jobs).
@@ -198,7 +200,7 @@ let package = Package(
         // Tests. TestSupport holds what several test targets share.
         .target(name: "TestSupport", dependencies: ["CodecCore", "PNGCodec", "SeededRandom", "CLibZ", "WorkerThreads", "Raster"], path: "Tests/TestSupport"),
         .testTarget(name: "PNGCodecTests", dependencies: ["CodecCore", "PNGCodec", "CPNGBridge", "CLibZ", "Raster", "TestSupport"], resources: [.copy("Fixtures")]),
-        .testTarget(name: "DeflateTests", dependencies: ["CodecCore", "Deflate", "TestSupport"]),
+        .testTarget(name: "DeflateTests", dependencies: ["CodecCore", "Deflate", "CDeflateKernels", "TestSupport"]),
         .testTarget(name: "WorkerThreadsTests", dependencies: ["CodecCore", "WorkerThreads"]),
         .testTarget(name: "WaterfallLayoutTests", dependencies: ["CodecCore", "WaterfallLayout", "TestSupport"]),
         .testTarget(name: "ColorManagementTests", dependencies: ["CodecCore", "ColorManagement", "WorkerThreads", "PNGCodec", "JPEGCodec", "WebPCodec", "HEIFCodec", "Raster", "SeededRandom", "FuzzHarness", "TestSupport"], resources: [.copy("Fixtures")]),

@@ -1,3 +1,5 @@
+import CDeflateKernels
+
 /// A raw deflate (RFC 1951) compressor made for filtered PNG rows, in bounded memory.
 /// It writes one self-contained segment of a stream: nothing in it refers to bytes
 /// before it, and it ends on a byte boundary, so segments compressed independently
@@ -21,8 +23,9 @@ public final class RunLengthDeflater {
 
     /// Input bytes seen before the current block that runs may refer back to.
     private static let history = 4
-    /// Zero bytes after the input and the output so 8-byte loads and stores may overrun.
-    private static let slack = 8
+    /// Zero bytes after the input, the symbols and the output, for the 8- and 16-byte loads
+    /// and stores that overrun them (`mdk_find_symbols`, `DeflateBitWriter`).
+    private static let slack = 16
     /// Largest stored block (LEN is 16 bits).
     private static let storedBlockLimit = 65535
 
@@ -31,6 +34,8 @@ public final class RunLengthDeflater {
     private var inputCount = 0
     private var isFirstBlock = true
     private let symbols: UnsafeMutablePointer<UInt16>
+    /// `mdk_find_symbols`' scratch: which bytes repeat the byte and the pixel before them.
+    private let bitmaps: UnsafeMutablePointer<UInt64>
     private let symbolCounts: UnsafeMutablePointer<Int>
     /// Four tables of counts, summed into `symbolCounts` (see `countSymbols`).
     private let laneCounts: UnsafeMutablePointer<UInt32>
@@ -46,6 +51,7 @@ public final class RunLengthDeflater {
         input = .allocate(capacity: Self.history + blockBytes + Self.slack)
         input.initialize(repeating: 0, count: Self.history + blockBytes + Self.slack)
         symbols = .allocate(capacity: blockBytes + Self.slack)
+        bitmaps = .allocate(capacity: mdk_bitmap_words(blockBytes))
         symbolCounts = .allocate(capacity: DeflateSymbol.count)
         symbolCounts.initialize(repeating: 0, count: DeflateSymbol.count)
         laneCounts = .allocate(capacity: 4 * DeflateSymbol.count)
@@ -59,6 +65,7 @@ public final class RunLengthDeflater {
     deinit {
         input.deallocate()
         symbols.deallocate()
+        bitmaps.deallocate()
         symbolCounts.deallocate()
         laneCounts.deallocate()
         output.deallocate()
@@ -126,68 +133,9 @@ public final class RunLengthDeflater {
     /// Turns the block's input into literal and run symbols (greedy, longest run
     /// at distance 1 or `bytesPerPixel`, distance 1 on a tie), counting each.
     private func findSymbols() -> Int {
-        let start = input + Self.history
-        let end = inputCount
-        let pixel = bytesPerPixel
-        let symbols = symbols
-        var count = 0
-        var position = 0
-        @inline(__always) func literal() {
-            symbols[count] = UInt16(start[position])
-            count &+= 1
-            position &+= 1
-        }
-        /// The longer run at `position`, at distances known to repeat at least 3 bytes.
-        @inline(__always) func emitRun(byteRun: Bool, pixelRun: Bool) {
-            let here = UnsafeRawPointer(start + position)
-            let limit = min(end &- position, DeflateSymbol.maxRun)
-            let byteLength = byteRun ? Self.runLength(here, distance: 1, limit: limit) : 0
-            let pixelLength = pixelRun ? Self.runLength(here, distance: pixel, limit: limit) : 0
-            symbols[count] = UInt16(truncatingIfNeeded: byteLength >= pixelLength
-                ? DeflateSymbol.run(length: byteLength, distance: 1)
-                : DeflateSymbol.run(length: pixelLength, distance: pixel))
-            count &+= 1
-            position &+= max(byteLength, pixelLength)
-        }
         // The stream's first bytes have nothing (or too little) to refer back to.
-        let firstRunStart = isFirstBlock ? min(Self.history, end) : 0
-        while position < firstRunStart { literal() }
-        // Eight bytes at a time: find where the first run of 3 (at either distance)
-        // starts among the next six positions; the bytes before it are literals.
-        while position + 8 <= end {
-            let here = UnsafeRawPointer(start + position)
-            let word = here.loadUnaligned(as: UInt64.self)
-            let byteRuns = Self.runStarts(word ^ here.loadUnaligned(fromByteOffset: -1, as: UInt64.self))
-            let pixelRuns = Self.runStarts(word ^ here.loadUnaligned(fromByteOffset: -pixel, as: UInt64.self))
-            let runs = byteRuns | pixelRuns
-            // Widen the eight bytes to symbols; only those before the run are kept.
-            UnsafeMutableRawPointer(symbols + count).storeBytes(
-                of: SIMD8<UInt16>(truncatingIfNeeded: unsafeBitCast(word, to: SIMD8<UInt8>.self)),
-                as: SIMD8<UInt16>.self)
-            guard runs != 0 else {
-                count &+= 6
-                position &+= 6
-                continue
-            }
-            let literals = runs.trailingZeroBitCount &>> 3
-            count &+= literals
-            position &+= literals
-            let bit = UInt64(0x80) &<< UInt64(literals &<< 3)
-            emitRun(byteRun: byteRuns & bit != 0, pixelRun: pixelRuns & bit != 0)
-        }
-        let lastRunStart = end - DeflateSymbol.minRun
-        while position <= lastRunStart {
-            let here = UnsafeRawPointer(start + position)
-            let word = here.loadUnaligned(as: UInt32.self)
-            let byteRun = (word ^ here.loadUnaligned(fromByteOffset: -1, as: UInt32.self)) & 0xFF_FFFF == 0
-            let pixelRun = (word ^ here.loadUnaligned(fromByteOffset: -pixel, as: UInt32.self)) & 0xFF_FFFF == 0
-            if byteRun || pixelRun {
-                emitRun(byteRun: byteRun, pixelRun: pixelRun)
-            } else {
-                literal()
-            }
-        }
-        while position < end { literal() }
+        let firstRunStart = isFirstBlock ? min(Self.history, inputCount) : 0
+        let count = mdk_find_symbols(input + Self.history, inputCount, firstRunStart, bytesPerPixel, symbols, bitmaps)
         countSymbols(count)
         return count
     }
@@ -209,30 +157,6 @@ public final class RunLengthDeflater {
         }
         for symbol in 0..<DeflateSymbol.count {
             symbolCounts[symbol] = (0..<4).reduce(0) { $0 + Int(tables[$1 * DeflateSymbol.count + symbol]) }
-        }
-    }
-
-    /// Given the XOR of eight bytes with the bytes some distance earlier, sets the
-    /// top bit of byte `i` (for `i` in 0...5) when bytes `i`, `i+1` and `i+2` all
-    /// repeat: a run of at least 3 can start there.
-    @inline(__always)
-    private static func runStarts(_ difference: UInt64) -> UInt64 {
-        let low7 = 0x7F7F_7F7F_7F7F_7F7F as UInt64
-        let zeroBytes = ~(((difference & low7) &+ low7) | difference | low7)  // exact: top bit of each zero byte
-        return zeroBytes & (zeroBytes &>> 8) & (zeroBytes &>> 16) & 0x0000_8080_8080_8080
-    }
-
-    /// How many bytes from `here` (at least 3 are known to) repeat the bytes
-    /// `distance` earlier, up to `limit`. May read up to 7 bytes past the limit.
-    @inline(__always)
-    private static func runLength(_ here: UnsafeRawPointer, distance: Int, limit: Int) -> Int {
-        var length = 0
-        while true {
-            let difference = here.loadUnaligned(fromByteOffset: length, as: UInt64.self)
-                ^ here.loadUnaligned(fromByteOffset: length - distance, as: UInt64.self)
-            if difference != 0 { return min(length + UInt64(littleEndian: difference).trailingZeroBitCount >> 3, limit) }
-            length += 8
-            if length >= limit { return limit }
         }
     }
 
