@@ -33,6 +33,31 @@ func measure(warmups: Int = 1, runs: Int, _ body: () throws -> Void) rethrows ->
     return Stats(samples: samples)
 }
 
+/// The machine's CPU time counters from `/proc/stat` (all cores, in clock ticks): the time a
+/// hypervisor gave to other guests ("steal") and the total. On a shared virtual machine the
+/// wall time of a multi-threaded run depends on the steal while it ran, so the process stages
+/// print the share next to their wall ratios. Nil where `/proc/stat` has no steal column.
+struct MachineTicks {
+    let steal: UInt64
+    let total: UInt64
+
+    init?() {
+        guard let text = try? String(contentsOfFile: "/proc/stat", encoding: .utf8),
+              let line = text.split(separator: "\n").first, line.hasPrefix("cpu ") else { return nil }
+        let values = line.split(separator: " ").dropFirst().compactMap { UInt64($0) }
+        // user nice system idle iowait irq softirq steal guest guest_nice; guest time is in user's.
+        guard values.count >= 8 else { return nil }
+        steal = values[7]
+        total = values.prefix(8).reduce(0, +)
+    }
+
+    /// The percentage of the machine's CPU time stolen between `start` and now, if known.
+    static func stealPercent(since start: MachineTicks?) -> Double? {
+        guard let start, let end = MachineTicks(), end.total > start.total else { return nil }
+        return Double(end.steal - start.steal) / Double(end.total - start.total) * 100
+    }
+}
+
 /// What `wait4` reports for a finished child.
 struct ChildUsage {
     let wallSeconds: Double

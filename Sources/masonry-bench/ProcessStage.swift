@@ -121,6 +121,7 @@ func interleavedAgainstFloor(stage: String, masonry: String, masonryArguments: [
     _ = try child(floor, floorArguments)
     _ = try child(masonry, masonryArguments)
     var floors: [Double] = [], sheets: [Double] = [], wallRatios: [Double] = [], cpuRatios: [Double] = [], peak = 0
+    let ticks = MachineTicks()
     for round in 0..<runs {
         // Alternate which goes first, so a drift in the machine's load falls on both alike.
         let order = round % 2 == 0 ? [true, false] : [false, true]
@@ -134,11 +135,12 @@ func interleavedAgainstFloor(stage: String, masonry: String, masonryArguments: [
         peak = max(peak, s.peakRSSBytes)
     }
     let wall = Stats(samples: wallRatios), cpu = Stats(samples: cpuRatios)
+    let steal = MachineTicks.stealPercent(since: ticks).map { String(format: "; the hypervisor's steal %.0f %% of the machine's CPU time", $0) } ?? ""
     record(ResultRow(stage: stage, metric: "masonry ÷ floor, whole processes, wall (same round)", value: wall.median, unit: "×",
                      spread: wall.spreadPercent, goal: String(format: "≤ %.2f", goal), pass: wall.median <= goal,
-                     note: String(format: "%@; masonry %.3f s, floor %.3f s (medians); peak RSS %.1f MiB; per round: %@", note,
+                     note: String(format: "%@; masonry %.3f s, floor %.3f s (medians); peak RSS %.1f MiB; per round: %@%@", note,
                                   Stats(samples: sheets).median, Stats(samples: floors).median, Double(peak) / 1_048_576,
-                                  wallRatios.map { String(format: "%.3f", $0) }.joined(separator: " "))))
+                                  wallRatios.map { String(format: "%.3f", $0) }.joined(separator: " "), steal)))
     record(ResultRow(stage: stage, metric: "masonry ÷ floor, CPU time (same round)", value: cpu.median, unit: "×",
                      spread: cpu.spreadPercent, note: "steadier than wall time on a shared machine"))
 }
