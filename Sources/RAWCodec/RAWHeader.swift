@@ -161,7 +161,7 @@ public struct RAWHeader: Sendable, Hashable {
                    area[0] < area[2], area[1] < area[3], area[2] <= h, area[3] <= w {
                     size = (Int(area[3] - area[1]), Int(area[2] - area[0]))
                 }
-                if sensor == nil || size.width * size.height > sensor!.width * sensor!.height { sensor = size }
+                if sensor == nil || Self.pixels(size) > Self.pixels(sensor!) { sensor = size }
                 continue
             }
             if let start = try tiff.integer(Tag.jpegInterchangeFormat, in: directory),
@@ -202,7 +202,14 @@ public struct RAWHeader: Sendable, Hashable {
         height = shown.1
         let orientationTag = (try? tiff.integer(Tag.orientation, in: first)) ?? nil
         orientation = ExifOrientation(rawValue: Int(clamping: orientationTag ?? 1)) ?? .up
-        sensorPixels = sensor.map { $0.width * $0.height } ?? 0
+        sensorPixels = sensor.map(Self.pixels) ?? 0
+    }
+
+    /// A sensor directory's pixels, saturated at `Int.max`: each side may be up to 2³² − 1, and
+    /// such a product overflows (the limits refuse the size; the header must read it first).
+    static func pixels(_ size: (width: Int, height: Int)) -> Int {
+        let (product, overflow) = size.width.multipliedReportingOverflow(by: size.height)
+        return overflow ? .max : product
     }
 
     /// A header from LibRaw's metadata, with the preview Masonry found itself.

@@ -77,6 +77,19 @@ func headerError(_ bytes: [UInt8]) -> String? {
         #expect(header.demosaicBytes(fileSize: dng.bytes.count) > 512 << 20)
     }
 
+    @Test func aSensorOfTheLargestSidesCountsSaturatedPixelsNotATrap() throws {
+        // 2³² − 1 on both sides: the pixel count passes Int.max (the fuzzer's raw-header finding).
+        var dng = original
+        let sensor = dng.subIFDs.last!
+        dng.set32(dng.entry(256, in: sensor) + 8, 0xFFFF_FFFF)
+        dng.set32(dng.entry(257, in: sensor) + 8, 0xFFFF_FFFF)
+        let header = try RAWHeader(bytes: dng.bytes)
+        #expect(header.width == 0xFFFF_FFFF && header.height == 0xFFFF_FFFF)
+        #expect(header.sensorPixels == .max)
+        #expect(header.demosaicBytes(fileSize: dng.bytes.count) == .max)
+        #expect(DecodeLimits().refusal(width: header.width, height: header.height) != nil)
+    }
+
     @Test func everyTruncationIsRefusedWithAReasonOrReadWhole() {
         // Cut inside the header, IFD0, the previews and the sensor data: never a crash.
         for cut in [0, 7, 8, 20, 100, 1000, 4000, 20_000, original.bytes.count - 1] {
