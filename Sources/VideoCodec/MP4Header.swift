@@ -17,7 +17,8 @@ public struct MP4Header: Sendable {
     public let sampleAspect: (numerator: Int, denominator: Int)
     /// The display matrix's clockwise rotation: 0, 90, 180 or 270.
     public let rotation: Int
-    /// The video track's duration (`mdhd`, else `mvhd`), in microseconds; nil when unknown.
+    /// The video track's duration (`mdhd`, else `mvhd`), in microseconds; nil when unknown, or
+    /// past 9 × 10¹⁸ µs (a version 1 box's 64-bit duration over a small timescale).
     public let durationMicroseconds: Int?
     /// Samples of the video track (`stsz`).
     public let frameCount: Int
@@ -52,7 +53,8 @@ public struct MP4Header: Sendable {
         trackCount = fields.tracks
         let duration = track.timescale > 0 && track.duration > 0 ? (track.duration, track.timescale)
                      : fields.movieTimescale > 0 && fields.movieDuration > 0 ? (fields.movieDuration, fields.movieTimescale) : nil
-        durationMicroseconds = duration.map { Int((Double($0.0) * 1_000_000 / Double($0.1)).rounded(.down)) }
+        let microseconds = duration.map { (Double($0.0) * 1_000_000 / Double($0.1)).rounded(.down) }
+        durationMicroseconds = microseconds.flatMap { $0 < 9e18 ? Int($0) : nil }
     }
 
     private struct Track {

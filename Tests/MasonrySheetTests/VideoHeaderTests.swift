@@ -53,6 +53,28 @@ import VideoCodec
         #expect(try rows.nextRow() != nil)
     }
 
+    /// A version 1 `mvhd`'s 64-bit duration over a timescale of 1 (the track's `mdhd` giving
+    /// none) is past Int's microseconds: unknown, not a trap (the fuzzer's video-header finding).
+    @Test func aDurationPastIntsMicrosecondsIsUnknown() throws {
+        var mp4 = try [UInt8](Data(contentsOf: Self.fixtures.appendingPathComponent("Formats/sample.mp4")))
+        func at(_ type: String) throws -> Int {
+            try #require((0..<(mp4.count - 4)).first { mp4[$0..<($0 + 4)] == ArraySlice(type.utf8) }) + 4
+        }
+        func put(_ value: UInt64, bytes: Int, at offset: Int) {
+            for k in 0..<bytes { mp4[offset + k] = UInt8(truncatingIfNeeded: value >> (8 * (bytes - 1 - k))) }
+        }
+        let mvhd = try at("mvhd"), mdhd = try at("mdhd")
+        put(0, bytes: 4, at: mdhd + 16)                    // the track's duration: none
+        mp4[mvhd] = 1                                      // version 1: 64-bit times
+        put(1, bytes: 4, at: mvhd + 20)                    // a tick a second
+        put(UInt64(Int64.max), bytes: 8, at: mvhd + 24)    // 2⁶³ − 1 seconds
+        let folder = TemporaryFolder()
+        try Data(mp4).write(to: URL(fileURLWithPath: folder.file("long.mp4")))
+        let header = try MP4Header(file: InputFile(path: folder.file("long.mp4")), container: .mp4)
+        #expect(header.durationMicroseconds == nil)
+        #expect((header.codedWidth, header.codedHeight) == (48, 32))
+    }
+
     // EBML: an element is its ID, a size (written as an 8-byte variable-size integer) and its payload.
     static func element(_ id: [UInt8], _ payload: [UInt8]) -> [UInt8] {
         id + [0x01] + (0..<7).reversed().map { UInt8(truncatingIfNeeded: payload.count >> (8 * $0)) } + payload
