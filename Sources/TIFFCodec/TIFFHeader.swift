@@ -242,6 +242,11 @@ public struct TIFFImageDirectory: Sendable, Hashable {
             guard tileWidth > 0, tileHeight > 0, tileWidth % 16 == 0, tileHeight % 16 == 0 else {
                 throw ImageError(.malformed, "TIFF tiles of \(tileWidth)×\(tileHeight) (not multiples of 16)")
             }
+            // A LONG8 may claim a side near Int.max (2^63 - 16 is a multiple of 16), over which
+            // the tile count's rounding up overflows; libtiff keeps the sides in 32 bits.
+            guard tileWidth <= Int(UInt32.max), tileHeight <= Int(UInt32.max) else {
+                throw ImageError(.malformed, "TIFF tiles of \(tileWidth)×\(tileHeight) (over 32-bit sides)")
+            }
             self.tileWidth = tileWidth
             self.tileHeight = tileHeight
             rowsPerStrip = tileHeight

@@ -105,6 +105,16 @@ import TIFFCodec
         #expect(Self.reason(tiles.bytes) == "TIFF tiles of 10×16 (not multiples of 16)")
     }
 
+    /// A LONG8 TileWidth of 2^63 − 16 (a multiple of 16): refused, where rounding the tile count
+    /// up overflowed (the round-4 fuzz campaign's tiff-header finding).
+    @Test func aTileSideOver32BitsIsRefused() {
+        var wide = TIFFBytes.grey(width: 32, height: 16)
+        wide.set(322, 16, [0xFFFF_FFF0, 0x7FFF_FFFF])   // one LONG8, as two little-endian halves
+        wide.claimedCounts[322] = 1
+        wide.set(323, 4, [16])
+        #expect(Self.reason(wide.bytes) == "TIFF tiles of 9223372036854775792×16 (over 32-bit sides)")
+    }
+
     /// Damaged compressed data: libtiff's words, never a crash.
     @Test func corruptImageDataIsThrown() throws {
         var bytes = try fixtureFolder.bytes("grey8-lzw.tif")
