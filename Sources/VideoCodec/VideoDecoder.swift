@@ -29,9 +29,11 @@ public struct VideoHeader: Sendable, Hashable {
     public var isHDR: Bool { transfer == 16 || transfer == 18 }
 
     /// The picture as stored, its sample aspect ratio applied (the width rounded): what the
-    /// decoder's rows hold before `orientation` turns them.
+    /// decoder's rows hold before `orientation` turns them. Saturates at `Int.max`, which the
+    /// limits refuse: AVI's `vprp` can make the ratio 2⁴⁸ and BITMAPINFOHEADER the width 2³¹.
     public var width: Int {
-        max(1, Int((Double(codedWidth) * Double(sampleAspectNumerator) / Double(sampleAspectDenominator)).rounded()))
+        let shown = (Double(codedWidth) * Double(sampleAspectNumerator) / Double(sampleAspectDenominator)).rounded()
+        return shown < 9e18 ? max(1, Int(shown)) : .max
     }
     public var height: Int { codedHeight }
     /// The display matrix as a turn of the stored picture.

@@ -75,6 +75,33 @@ import VideoCodec
         #expect((header.codedWidth, header.codedHeight) == (48, 32))
     }
 
+    /// An AVI whose `vprp` makes its pixels 65535 × (2³² − 1) times as wide as tall, on a
+    /// 100000-pixel BITMAPINFOHEADER: the shown width passes Int's range, and saturates so that
+    /// the limits refuse it (it trapped: the round-4 fuzz campaign's video-decode finding).
+    @Test func aShownWidthPastIntsRangeIsRefusedByTheLimits() throws {
+        var avi = try [UInt8](Data(contentsOf: Self.fixtures.appendingPathComponent("Formats/sample.avi")))
+        func payload(_ type: String) throws -> Int {
+            try #require((0..<(avi.count - 4)).first { avi[$0..<($0 + 4)] == ArraySlice(type.utf8) }) + 8
+        }
+        func put(_ value: UInt32, at offset: Int) {
+            for k in 0..<4 { avi[offset + k] = UInt8(truncatingIfNeeded: value >> (8 * k)) }
+        }
+        let strf = try payload("strf"), vprp = try payload("vprp")
+        put(100_000, at: strf + 4)        // biWidth
+        put(0xFFFF_0001, at: vprp + 20)   // dwFrameAspectRatio 65535:1
+        put(1, at: vprp + 24)             // the active frame: 1 wide,
+        put(0xFFFF_FFFF, at: vprp + 28)   // 2³² − 1 tall
+        let folder = TemporaryFolder()
+        try Data(avi).write(to: URL(fileURLWithPath: folder.file("wide.avi")))
+        let file = try InputFile(path: folder.file("wide.avi"))
+        let header = try VideoHeader(file: file, container: .avi)
+        #expect(header.width == .max && header.height == 32)
+        // The sheet keeps sides in 32 bits: the refusal names the width saturated there.
+        #expect(throws: ImageError(.pixelLimit(width: Int(UInt32.max), height: 32, limit: DecodeLimits.defaultMaxPixels))) {
+            _ = try ImageFormats.header(of: file, limits: DecodeLimits())
+        }
+    }
+
     // EBML: an element is its ID, a size (written as an 8-byte variable-size integer) and its payload.
     static func element(_ id: [UInt8], _ payload: [UInt8]) -> [UInt8] {
         id + [0x01] + (0..<7).reversed().map { UInt8(truncatingIfNeeded: payload.count >> (8 * $0)) } + payload
