@@ -196,6 +196,30 @@ import TestSupport
         #expect(SourceHeader.saturatingProduct(Int.max / 2, 4, 8) == .max)
     }
 
+    /// A 120-byte TIFF claiming 4294967295 × 4294967295 pixels: its pixel count saturates and
+    /// the limits refuse it (the product overflowed, and the header pass trapped: found in the
+    /// round-4 fuzz campaign).
+    @Test func aTIFFOfTheLargest32BitSidesIsRefusedByTheLimits() throws {
+        let side = Int(UInt32.max)
+        var bytes: [UInt8] = [0x49, 0x49, 0x2A, 0x00, 16, 0, 0, 0] + [UInt8](repeating: 0, count: 8)
+        let entries: [(tag: UInt16, type: UInt16, value: UInt32)] = [
+            (256, 4, UInt32(side)), (257, 4, UInt32(side)), (258, 3, 8), (259, 3, 1), (262, 3, 1),
+            (273, 4, 8), (277, 3, 1), (278, 4, UInt32(side)), (279, 4, 8),
+        ]
+        func little(_ value: Int, _ count: Int) -> [UInt8] { (0..<count).map { UInt8(truncatingIfNeeded: value >> (8 * $0)) } }
+        bytes += little(entries.count, 2)
+        for entry in entries {
+            bytes += little(Int(entry.tag), 2) + little(Int(entry.type), 2) + little(1, 4) + little(Int(entry.value), 4)
+        }
+        bytes += little(0, 4)
+        let folder = TemporaryFolder()
+        try Self.write(bytes, to: folder.file("huge.tif"))
+        #expect(throws: ImageError(.pixelLimit(width: side, height: side, limit: DecodeLimits.defaultMaxPixels))) {
+            _ = try ImageFormats.header(of: InputFile(path: folder.file("huge.tif")), limits: DecodeLimits())
+        }
+        #expect(SourceHeader(width: side, height: side).decodedPixels == .max)
+    }
+
     /// What each format's header says its decoder holds whole: libheif's planes (8 bytes a coded
     /// pixel), an interlaced PNG's image (4 bytes a pixel) or GIF first frame's indices (1);
     /// nothing for the formats and files that stream.

@@ -133,7 +133,8 @@ public struct SourceHeader: Sendable, Hashable {
     /// applies the file's own transformations.
     public let orientation: ExifOrientation
     /// The pixels the decoder makes at full size before any crop (a HEIF's coded size, larger
-    /// than its `clap`-cropped shown size); the stored size otherwise.
+    /// than its `clap`-cropped shown size); the stored size otherwise, saturating (a TIFF's or
+    /// RAW's two 32-bit sides overflow Int before the limits refuse them).
     public let decodedPixels: Int
     /// The bytes the decoder holds at once for the whole picture, which the painting's memory
     /// budget counts: libheif's planes, an interlaced PNG's image or GIF frame's indices; 0 for a
@@ -183,7 +184,7 @@ public struct SourceHeader: Sendable, Hashable {
         storedFrameCount = UInt32(clamping: frameCount)
         storedDuration = durationSeconds.map { UInt16(clamping: min(max($0, 0), Int(UInt16.max) - 1) + 1) } ?? 0
         self.orientation = orientation
-        self.decodedPixels = decodedPixels ?? width * height
+        self.decodedPixels = decodedPixels ?? Self.saturatingProduct(width, height, 1)
         self.wholePictureBytes = wholePictureBytes
         self.extras = extras
     }
