@@ -218,6 +218,15 @@ import TestSupport
             _ = try ImageFormats.header(of: InputFile(path: folder.file("huge.tif")), limits: DecodeLimits())
         }
         #expect(SourceHeader(width: side, height: side).decodedPixels == .max)
+        // A HEIF's `ispe` holds 32-bit sides too, and its coded pixels overflowed the same way;
+        // the sample's shown size is its `clap`'s, and its coded planes are over the budget.
+        var heif = try Self.sample(of: ImageFormats.heif)
+        let ispe = try #require((0..<(heif.count - 4)).first { heif[$0..<($0 + 4)] == ArraySlice("ispe".utf8) })
+        heif.replaceSubrange((ispe + 8)..<(ispe + 16), with: [UInt8](repeating: 0xFF, count: 8))
+        try Self.write(heif, to: folder.file("huge.heic"))
+        #expect(throws: ImageError(.limitExceeded, "image needs more decoding memory than the budget allows")) {
+            _ = try ImageFormats.header(of: InputFile(path: folder.file("huge.heic")), limits: DecodeLimits())
+        }
     }
 
     /// What each format's header says its decoder holds whole: libheif's planes (8 bytes a coded

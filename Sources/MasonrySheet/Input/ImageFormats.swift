@@ -562,7 +562,7 @@ extension SourceHeader {
         if let note = heif.colorNote { color.problems.append(ColorProblem(note)) }
         // libheif's decoded planes and the interleaved 8-bit copy (16-bit samples at most).
         self.init(width: heif.width, height: heif.height, orientation: heif.orientation, frameCount: heif.frameCount,
-                  decodedPixels: heif.codedWidth * heif.codedHeight,
+                  decodedPixels: Self.saturatingProduct(heif.codedWidth, heif.codedHeight, 1),
                   wholePictureBytes: Self.saturatingProduct(heif.codedWidth, heif.codedHeight, 8), color: color.decision(for: .rgb))
     }
 
