@@ -23,8 +23,8 @@ public final class RunLengthDeflater {
 
     /// Input bytes seen before the current block that runs may refer back to.
     private static let history = 4
-    /// Zero bytes after the input, the symbols and the output, for the 8- and 16-byte loads
-    /// and stores that overrun them (`mdk_find_symbols`, `DeflateBitWriter`).
+    /// Bytes after the input (zeros), the symbols and the output, for the 8- and 16-byte
+    /// loads and stores that overrun them (`mdk_find_symbols`, `DeflateBitWriter`).
     private static let slack = 16
     /// Largest stored block (LEN is 16 bits).
     private static let storedBlockLimit = 65535
