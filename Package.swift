@@ -136,7 +136,8 @@ let package = Package(
         // first SVG file with dlopen, its few functions declared by the bridge itself (librsvg's headers
         // need GLib's, cairo's and gdk-pixbuf's include folders, which only pkg-config names, and
         // pkg-config would link them), fed bytes Masonry read, no base URL, GLib's messages captured.
-        .target(name: "CSVGBridge", dependencies: ["CBridgeSupport"]),
+        // Also the gzip layer of .svgz files (zlib's inflate, SVGGzip.c).
+        .target(name: "CSVGBridge", dependencies: ["CBridgeSupport", "CLibZ"]),
         // SVG: Masonry's own prolog and root reader (SVGHeader) and document scan in front of librsvg.
         .target(name: "SVGCodec", dependencies: ["CodecCore", "CSVGBridge", "CBridgeSupport", "Raster"]),
         // libjxl from Debian (libjxl-dev 0.7): its decoder headers only; CJXLBridge loads libjxl.so.0.7

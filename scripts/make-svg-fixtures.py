@@ -11,12 +11,19 @@ outside Masonry:
 - `<stem>.<W>x<H>.cairosvg.png`: CairoSVG's rendering at the same size (an independent renderer,
   for the PSNR bar), for tiles of the drawing's own aspect; `references.txt` lists `stem W H`
   and `cairosvg` or `-`.
-- `hostile/`: documents each skipped with its reason (the tests name them).
+- `hostile/`: documents each skipped with its reason (the tests name them), and SVGZ files
+  whose gzip layer is hostile (over the size limit, a lying trailer, truncated, a bad CRC-32, a
+  second member, a gzip of something else).
+- `compressed/<stem>.svgz`: each document gzip-compressed (Inkscape's "compressed SVG"), with
+  `compressed/<stem>.<W>x<H>.rsvg.png`, rsvg-convert's own reading of the .svgz at its natural
+  size, listed in `compressed/references.txt`.
 
 Needs rsvg-convert (librsvg2-bin) and CairoSVG (scripts/install-python-tools.sh).
 Run from the repository's root: python3 scripts/make-svg-fixtures.py
 """
+import gzip
 import os
+import struct
 import subprocess
 import sys
 
@@ -89,6 +96,64 @@ def write(path, text):
         f.write(text)
 
 
+def write_bytes(path, data):
+    with open(path, "wb") as f:
+        f.write(data)
+
+
+def gzipped(text, level=9):
+    """A gzip member of the document, without a name or a time (reproducible)."""
+    return gzip.compress(text.encode("utf-8"), compresslevel=level, mtime=0)
+
+
+def padded(byte_count):
+    """A 20×20 document of `byte_count` bytes: a comment of spaces (inflates from little)."""
+    head, tail = f'<svg {NS} width="20" height="20"><!--', "--></svg>\n"
+    return head + " " * (byte_count - len(head) - len(tail)) + tail
+
+
+def hostile_svgz():
+    """Each gzip layer Masonry refuses, named by what is wrong with it."""
+    sample = SAMPLES["absolute-cm"]
+    member = gzipped(sample)
+    bad_crc = bytearray(member)
+    bad_crc[-8] ^= 0xFF
+    # Stored (level 0) blocks, cut inside the document; the last 4 bytes still state a small size.
+    stored = gzipped(sample, level=0)
+    truncated = stored[: len(stored) // 2] + struct.pack("<I", len(sample))
+    lying = bytearray(gzipped(padded(1 << 20)))
+    lying[-4:] = struct.pack("<I", 1000)
+    return {
+        "svgz-over-limit": gzipped(padded(9 << 20)),
+        "svgz-lying-trailer": bytes(lying),
+        "svgz-truncated": truncated,
+        "svgz-bad-crc": bytes(bad_crc),
+        "svgz-two-members": member + member,
+        "svgz-not-svg": gzip.compress(b"plain text, not a drawing\n", mtime=0),
+    }
+
+
+def compressed_fixtures(sizes):
+    """`compressed/`: each sample as .svgz, and rsvg-convert's reading of it at its natural size."""
+    folder = os.path.join(OUT, "compressed")
+    os.makedirs(folder, exist_ok=True)
+    lines = []
+    for stem, text in SAMPLES.items():
+        svgz = os.path.join(folder, stem + ".svgz")
+        write_bytes(svgz, gzipped(text))
+        size = sizes.get(stem)
+        # As above: a document without dimensions has no reference at rsvg-convert's ink size.
+        if size is None or stem == "no-size":
+            continue
+        w, h = size
+        subprocess.run(["rsvg-convert", "--width", str(w), "--height", str(h), svgz,
+                        "-o", os.path.join(folder, f"{stem}.{w}x{h}.rsvg.png")], check=True)
+        lines.append(f"{stem} {w} {h}")
+    write(os.path.join(folder, "references.txt"),
+          "# stem W H: <stem>.svgz drawn by rsvg-convert at its natural size (scripts/make-svg-fixtures.py)\n"
+          + "\n".join(lines) + "\n")
+
+
 def natural_size(svg):
     run = subprocess.run(["rsvg-convert", svg], capture_output=True)
     if run.returncode != 0:
@@ -105,11 +170,12 @@ def natural_size(svg):
 
 def main():
     os.makedirs(os.path.join(OUT, "hostile"), exist_ok=True)
-    sizes, references = [], []
+    sizes, references, natural = [], [], {}
     for stem, text in SAMPLES.items():
         svg = os.path.join(OUT, stem + ".svg")
         write(svg, text)
         size = natural_size(svg)
+        natural[stem] = size
         sizes.append(f"{stem} {size[0]} {size[1]}" if size else f"{stem} none")
         tiles = list(TILES.get(stem, []))
         # rsvg-convert sizes a document without dimensions by its drawing's ink extents, which
@@ -134,6 +200,9 @@ def main():
           + "\n".join(references) + "\n")
     for stem, text in HOSTILE.items():
         write(os.path.join(OUT, "hostile", stem + ".svg"), text)
+    for stem, data in hostile_svgz().items():
+        write_bytes(os.path.join(OUT, "hostile", stem + ".svgz"), data)
+    compressed_fixtures(natural)
 
 
 if __name__ == "__main__":

@@ -25,7 +25,7 @@ public final class SVGDecoder: RowSource {
 
     /// Reads `file` and draws it at `width` × `height` (each 0: the header's size).
     public init(file: InputFile, limits: DecodeLimits, width requestedWidth: Int, height requestedHeight: Int) throws(ImageError) {
-        let bytes = try Self.read(file)
+        let bytes = try SVGFile(file).document()
         header = try SVGHeader(bytes: bytes[...])
         if let refusal = limits.refusal(width: header.width, height: header.height) { throw refusal }
         width = requestedWidth > 0 ? requestedWidth : header.width
@@ -63,17 +63,6 @@ public final class SVGDecoder: RowSource {
 
     /// librsvg's version as it runs, for the thumbnail cache key (loads librsvg).
     public static var libraryVersion: String { "librsvg \(String(cString: msvg_library_version()))" }
-
-    /// The whole file, at most `SVGHeader.maxFileBytes`.
-    static func read(_ file: InputFile) throws(ImageError) -> [UInt8] {
-        guard file.size <= SVGHeader.maxFileBytes else {
-            throw ImageError(.limitExceeded, "SVG file of \(file.size) bytes is over the \(SVGHeader.maxFileBytes)-byte limit")
-        }
-        var bytes = [UInt8](repeating: 0, count: file.size)
-        let count = try bytes.withUnsafeMutableBufferPointer { buffer throws(ImageError) in try file.read(at: 0, into: buffer) }
-        guard count == file.size else { throw ImageError(.changedWhileReading) }
-        return bytes
-    }
 }
 
 extension SVGHeader {

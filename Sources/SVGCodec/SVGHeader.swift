@@ -36,6 +36,8 @@ public struct SVGHeader: Sendable, Hashable {
     public let entities: [String: [UInt8]]
     /// Where the root element's name ends (after `<svg`): `SVGDocumentScan` starts at its `<`.
     public let rootOffset: Int
+    /// The document's size in bytes: the file's, or an SVGZ's inflated size (`SVGFile`).
+    public let documentBytes: Int
 
     /// The most bytes read before the root `<svg …>` tag must have ended.
     public static let maxPrologBytes = 64 << 10
@@ -55,9 +57,10 @@ public struct SVGHeader: Sendable, Hashable {
     public static let maxEntities = 1024
 
     /// Whether `prefix` (a file's first bytes) starts as an SVG: its prolog reaches `<svg`, or
-    /// runs past the prefix inside a DOCTYPE naming `svg` as the root.
+    /// runs past the prefix inside a DOCTYPE naming `svg` as the root. A gzip-compressed file
+    /// (SVGZ) is looked at in the first `signaturePrefixBytes` its prefix inflates to.
     public static func hasSignature(_ prefix: [UInt8]) -> Bool {
-        var prolog = Prolog(bytes: prefix[...])
+        var prolog = Prolog(bytes: SVGFile.inflatedPrefix(prefix, count: signaturePrefixBytes)[...])
         switch try? prolog.findRoot() {
         case .root?: return true
         case .ranOut?: return prolog.doctypeRoot == "svg"
@@ -65,16 +68,17 @@ public struct SVGHeader: Sendable, Hashable {
         }
     }
 
-    /// Reads the prolog and root tag of `file` (at most `maxPrologBytes`).
+    /// Reads the prolog and root tag of `file`'s document (at most `maxPrologBytes`), plain or
+    /// gzip-compressed.
     public init(file: InputFile) throws(ImageError) {
-        let count = min(file.size, Self.maxPrologBytes)
-        var bytes = [UInt8](repeating: 0, count: count)
-        let read = try bytes.withUnsafeMutableBufferPointer { buffer throws(ImageError) in try file.read(at: 0, into: buffer) }
-        try self.init(bytes: bytes[..<read])
+        let document = try SVGFile(file)
+        try self.init(bytes: try document.prefix(Self.maxPrologBytes)[...], documentBytes: document.documentBytes)
     }
 
-    /// Reads the prolog and root tag from the file's first bytes.
-    public init(bytes: ArraySlice<UInt8>) throws(ImageError) {
+    /// Reads the prolog and root tag from the document's first bytes (`documentBytes`: the whole
+    /// document's size, by default the bytes given).
+    public init(bytes: ArraySlice<UInt8>, documentBytes: Int? = nil) throws(ImageError) {
+        self.documentBytes = documentBytes ?? bytes.count
         var prolog = Prolog(bytes: bytes.prefix(Self.maxPrologBytes))
         let ranOut = bytes.count >= Self.maxPrologBytes
             ? ImageError(.limitExceeded, "SVG prolog is longer than \(Self.maxPrologBytes) bytes before its root <svg> tag ends")

@@ -74,6 +74,44 @@ import Glibc
         #expect(run.errorLines.allSatisfy { $0.hasPrefix("masonry: ") }, "only Masonry's own lines: \(run.standardError)")
     }
 
+    /// A gzip-compressed SVG (.svgz, made here by gzip itself) in a folder beside its plain file:
+    /// the folder scan finds it, the manifest names it SVG at the same size, and its tile is the
+    /// plain file's, pixel for pixel.
+    @Test func aCompressedSVGIsDrawnLikeItsPlainFile() throws {
+        let folder = TemporaryFolder()
+        try FileManager.default.createDirectory(atPath: folder.file("in"), withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: Self.sample.path, toPath: folder.file("in/a-plain.svg"))
+        let gzip = Process()
+        gzip.executableURL = URL(fileURLWithPath: "/bin/gzip")
+        gzip.arguments = ["--no-name", "--stdout", Self.sample.path]
+        try #require(FileManager.default.createFile(atPath: folder.file("in/b-packed.svgz"), contents: nil))
+        gzip.standardOutput = FileHandle(forWritingAtPath: folder.file("in/b-packed.svgz"))
+        try gzip.run()
+        gzip.waitUntilExit()
+        try #require(gzip.terminationStatus == 0)
+        let run = try MasonryExecutable.run(["in", "-o", "s.png", "--manifest", "m.json", "--width", "200", "--columns", "2",
+                                             "--margin", "0", "--gap", "0", "--background", "#336699"], in: folder.path)
+        #expect(run.status == 0, "stderr: \(run.standardError)")
+        let manifest = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: folder.file("m.json")))) as? [String: Any]
+        let items = try #require(manifest?["items"] as? [[String: Any]])
+        #expect(items.map { $0["format"] as? String } == ["SVG", "SVG"], "\(items)")
+        #expect(items.allSatisfy { $0["sourceWidth"] as? Int == 48 && $0["sourceHeight"] as? Int == 32 }, "\(items)")
+        let sheet = try PNGDecoder.decodeRGBA(contentsOfFile: folder.file("s.png"))
+        func tile(_ item: [String: Any]) throws -> [UInt8] {
+            let x = try #require(item["x"] as? Int), y = try #require(item["y"] as? Int)
+            let width = try #require(item["width"] as? Int), height = try #require(item["height"] as? Int)
+            var pixels: [UInt8] = []
+            for row in y..<y + height {
+                let start = 4 * (row * sheet.width + x)
+                pixels += sheet.pixels[start..<start + 4 * width]
+            }
+            return pixels
+        }
+        let plain = try tile(items[0]), packed = try tile(items[1])
+        #expect(plain == packed, "the .svgz tile differs from the .svg tile")
+        #expect(Set(plain).count > 3, "the tile holds the drawing, not the background alone")
+    }
+
     /// compare reads SVG through the table: an unchanged drawing and a changed one.
     @Test func compareReadsSVGFolders() throws {
         let folder = TemporaryFolder()

@@ -347,17 +347,18 @@ public enum ImageFormats {
         })
 
     /// SVG through librsvg, drawn at the tile's own size over a transparent canvas (no raster to
-    /// shrink: `.vector`); recognised by its XML prolog reaching a root `<svg>`. `SVGHeader` reads
-    /// the intrinsic size as librsvg does; librsvg holds the document tree, counted from the
-    /// file's size (`SVGHeader.treeBytesPerFileByte`).
+    /// shrink: `.vector`); recognised by its XML prolog reaching a root `<svg>`, in the file or in
+    /// what its gzip stream inflates to (SVGZ, `SVGFile`). `SVGHeader` reads the intrinsic size as
+    /// librsvg does; librsvg holds the document tree, counted from the document's size
+    /// (`SVGHeader.treeBytesPerFileByte`).
     static let svg = ImageFormat(
-        name: "SVG", folderExtensions: [".svg"], decoderVersion: SVGDecoder.libraryVersion,
+        name: "SVG", folderExtensions: [".svg", ".svgz"], decoderVersion: SVGDecoder.libraryVersion,
         detection: FormatDetection(prefixBytes: SVGHeader.signaturePrefixBytes) { prefix in SVGHeader.hasSignature(prefix) },
         shrink: .vector,
-        readHeader: { file throws(ImageError) in SourceHeader(try SVGHeader(file: file), fileSize: file.size) },
+        readHeader: { file throws(ImageError) in SourceHeader(try SVGHeader(file: file)) },
         openDecoder: { file, limits, minimumWidth, minimumHeight throws(ImageError) in
             let decoder = try SVGDecoder(file: file, limits: limits, width: minimumWidth, height: minimumHeight)
-            return (SourceHeader(decoder.header, fileSize: file.size), decoder)
+            return (SourceHeader(decoder.header), decoder)
         })
 
     /// Videos: the poster frame (`VideoDecoder`: at 10 % of the duration), any output size
@@ -589,10 +590,10 @@ extension SourceHeader {
     }
 
     /// An SVG: drawn at any size, so its stored size is the intrinsic one; what librsvg's tree
-    /// holds is counted from the file's size (the canvas is the tile's).
-    init(_ svg: SVGHeader, fileSize: Int) {
+    /// holds is counted from the document's size (an SVGZ's inflated one; the canvas is the tile's).
+    init(_ svg: SVGHeader) {
         self.init(width: svg.width, height: svg.height,
-                  wholePictureBytes: Self.saturatingProduct(min(fileSize, SVGHeader.maxFileBytes), SVGHeader.treeBytesPerFileByte, 1))
+                  wholePictureBytes: Self.saturatingProduct(min(svg.documentBytes, SVGHeader.maxFileBytes), SVGHeader.treeBytesPerFileByte, 1))
     }
 
     /// A JPEG XL's first frame, held whole (`JXLDecoder.heldBytes`), its colour from the
