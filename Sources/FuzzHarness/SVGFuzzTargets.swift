@@ -2,13 +2,17 @@ import CodecCore
 import SVGCodec
 
 extension FuzzTarget {
-    /// Masonry's SVG readers without librsvg: the prolog and root tag (SVGHeader), then the
-    /// whole-document scan (SVGDocumentScan) that bounds elements, references and entities.
+    /// Masonry's SVG readers without librsvg, from the file as the header pass reads it: the gzip
+    /// layer of an SVGZ (SVGFile), the prolog and root tag (SVGHeader), then the whole-document
+    /// scan (SVGDocumentScan) that bounds elements, references and entities.
     static let svgHeader = FuzzTarget(name: "svg-header") { bytes in
-        let all = Array(bytes)
-        _ = SVGHeader.hasSignature(Array(all.prefix(SVGHeader.signaturePrefixBytes)))
-        guard let header = try? SVGHeader(bytes: all[...]) else { return }
-        _ = try? SVGDocumentScan(bytes: all[...], rootOffset: header.rootOffset, entities: header.entities)
+        _ = SVGHeader.hasSignature(Array(bytes.prefix(SVGHeader.signaturePrefixBytes)))
+        _ = withInputFile(bytes) { file in
+            let header = try SVGHeader(file: file)
+            let document = try SVGFile(file).document()
+            precondition(document.count == header.documentBytes, "the document is not the size its header read")
+            _ = try SVGDocumentScan(bytes: document[...], rootOffset: header.rootOffset, entities: header.entities)
+        }
     }
 
     /// The SVG decoder through librsvg at a tile's size and at the intrinsic size, within the
