@@ -22,8 +22,9 @@ import Raster
 ///   Pillow's naive conversion ((255 − C)(255 − K)/255 …). Other ICC profiles are applied by the
 ///   colour stage on the rows.
 /// - Alpha: the first extra sample, associated (premultiplied: divided out) or unassociated,
-///   gives straight-alpha `.rgba8`; an unspecified extra sample is ignored, as Pillow does. A
-///   CMYK picture's alpha is dropped when it goes through its profile.
+///   gives straight-alpha `.rgba8`; an unspecified extra sample is ignored, as Pillow does (in
+///   separate planes, its plane is not decoded). A CMYK picture's alpha is dropped when it goes
+///   through its profile.
 /// - Memory: the stored size must pass `limits.refusal` before anything is allocated; the
 ///   buffers of one strip or one row of tiles must fit in `memoryBudget` (a contiguous strip
 ///   that does not is read scanline by scanline; anything else is refused), and each of

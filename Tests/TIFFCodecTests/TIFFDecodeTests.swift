@@ -106,6 +106,28 @@ import TIFFCodec
         }
     }
 
+    /// In separate planes, an unspecified extra sample's plane is never decoded: Pillow's
+    /// `separate_planar_extra_samples.tiff` leaves it empty (offset and byte count 0), which
+    /// libtiff refuses to decode.
+    @Test func anUnspecifiedExtraSamplesPlaneIsNotDecoded() throws {
+        var tiff = TIFFBytes.grey(width: 6, height: 4)
+        let pixels = tiff.data
+        tiff.data = [UInt8(pixels.count - 1)] + pixels   // one PackBits literal run
+        tiff.set(258, 3, [8, 8])
+        tiff.set(259, 3, [32773])
+        tiff.set(273, 4, [8, 0])
+        tiff.set(277, 3, [2])
+        tiff.set(279, 4, [UInt32(tiff.data.count), 0])
+        tiff.set(284, 3, [2])
+        tiff.set(338, 3, [0])
+        let folder = TemporaryFolder()
+        let path = folder.file("planar-extra.tif")
+        #expect(FileManager.default.createFile(atPath: path, contents: Data(tiff.bytes)))
+        let decoder = try openDecoder(path)
+        #expect(decoder.rowFormat == .grey8)
+        #expect(try allRows(decoder) == pixels)
+    }
+
     /// The ICC profile and colour model reach the header.
     @Test func profilesAreRead() throws {
         let srgb = try TIFFHeader(file: InputFile(path: TIFFFixture.named("rgb8-srgb-icc").path))
