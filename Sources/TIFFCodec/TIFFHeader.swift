@@ -222,7 +222,11 @@ public struct TIFFImageDirectory: Sendable, Hashable {
         }
         bitsPerSample = Int(clamping: firstBits)
         let formats = try entries.values(of: .sampleFormat, &reader, maxCount: 64) ?? [1]
-        sampleFormat = Int(clamping: formats.first ?? 1)
+        let firstFormat = formats.first ?? 1
+        guard formats.allSatisfy({ $0 == firstFormat }) else {
+            throw ImageError(.unsupported, "TIFF samples of different formats are not supported")
+        }
+        sampleFormat = Int(clamping: firstFormat)
         compression = try optional(.compression, 1)
         planarConfiguration = try optional(.planarConfiguration, 1)
         extraSamples = (try entries.values(of: .extraSamples, &reader, maxCount: 64) ?? []).map { Int(clamping: $0) }
