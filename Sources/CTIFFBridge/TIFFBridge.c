@@ -418,9 +418,11 @@ static inline uint32_t raw_bits(const uint8_t *row, size_t index, int bits) {
     return (window >> (count * 8 - shift - bits)) & ((1u << bits) - 1);
 }
 
-/// Sample `index` of a row (samples counted across the row), as 0...65535. Integers of
-/// `bits` are scaled exactly (rounded); 32-bit unsigned ones keep their top 16 bits; floats are
-/// clamped to 0...1 (NaN is 0).
+/// Sample `index` of a row (samples counted across the row), as 0...65535. Unsigned integers
+/// of `bits` are scaled exactly (rounded); 32-bit ones keep their top 16 bits. Signed ones
+/// (two's complement, `SAMPLEFORMAT_INT`) have their sign bit flipped first, which adds half
+/// the range (-2^(b-1) is 0, 0 is 2^(b-1), 2^(b-1) - 1 is 2^b - 1), and are then scaled as the
+/// unsigned ones of `bits`. Floats are clamped to 0...1 (NaN is 0).
 static inline uint32_t sample16(const uint8_t *row, size_t index, int bits, int format) {
     if (format == SAMPLEFORMAT_IEEEFP) {
         float value = ((const float *)row)[index];
@@ -428,14 +430,15 @@ static inline uint32_t sample16(const uint8_t *row, size_t index, int bits, int 
         if (value >= 1) return 65535;
         return (uint32_t)(value * 65535.0f + 0.5f);
     }
+    const uint32_t sign = format == SAMPLEFORMAT_INT ? 1u << (bits - 1) : 0;
     switch (bits) {
-    case 8: return row[index] * 257u;
-    case 16: return ((const uint16_t *)row)[index];
-    case 32: return ((const uint32_t *)row)[index] >> 16;
+    case 8: return (row[index] ^ sign) * 257u;
+    case 16: return ((const uint16_t *)row)[index] ^ sign;
+    case 32: return (((const uint32_t *)row)[index] ^ sign) >> 16;
     default: break;
     }
     uint32_t max = (1u << bits) - 1;
-    return (raw_bits(row, index, bits) * 65535u + max / 2) / max;
+    return ((raw_bits(row, index, bits) ^ sign) * 65535u + max / 2) / max;
 }
 
 /// 0...65535 to 8 bits: integers rounded; floating-point samples (linear light) to sRGB.

@@ -11,12 +11,14 @@ import TIFFCodec
 /// (digests checked there against Pillow's decode, or against the mapping TIFFDecoder
 /// documents where Pillow reads otherwise), lossy ones by PSNR against Pillow's decode.
 @Suite struct TIFFDecodeTests {
-    @Test func everyFixtureIsListed() {
-        #expect(TIFFFixture.all.count == 32)
+    @Test func everyFixtureIsListed() throws {
+        #expect(TIFFFixture.all.count == 39)
         // What the set covers, so that a regenerated set cannot quietly lose a case.
         #expect(Set(TIFFFixture.all.map(\.rowFormat)) == [.grey8, .rgb8, .rgba8])
         #expect(TIFFFixture.all.contains { $0.pages > 1 } && TIFFFixture.all.contains { $0.orientation != 1 })
         #expect(TIFFFixture.all.filter { $0.levels > 0 }.count == 2)
+        let pages = try TIFFFixture.all.map { try TIFFHeader(file: InputFile(path: $0.path)).page }
+        #expect(Set(pages.filter { $0.sampleFormat == 2 }.map(\.bitsPerSample)) == [8, 12, 16, 32])
     }
 
     @Test(arguments: TIFFFixture.all)
@@ -120,12 +122,40 @@ import TIFFCodec
         tiff.set(279, 4, [UInt32(tiff.data.count), 0])
         tiff.set(284, 3, [2])
         tiff.set(338, 3, [0])
-        let folder = TemporaryFolder()
-        let path = folder.file("planar-extra.tif")
-        #expect(FileManager.default.createFile(atPath: path, contents: Data(tiff.bytes)))
-        let decoder = try openDecoder(path)
-        #expect(decoder.rowFormat == .grey8)
-        #expect(try allRows(decoder) == pixels)
+        let decoded = try decodedRows(tiff.bytes)
+        #expect(decoded.format == .grey8 && decoded.rows == pixels)
+    }
+
+    /// Signed integer samples (SampleFormat 2) get half their range added: the least is black,
+    /// zero mid grey (128), the greatest white, at every depth; then they are scaled as the
+    /// unsigned samples of that depth are. Literal values here; the goldens hold the digests of
+    /// whole pictures, computed in NumPy from the same rule.
+    @Test func signedSamplesHaveZeroAtMidGrey() throws {
+        // Every int8 in order: pixel i holds i − 128.
+        #expect(try allRows(openDecoder(TIFFFixture.named("grey8-int-every").path)) == (0...255).map { UInt8($0) })
+        // Every int16 in order, big-endian: −32768, −1, 0 and 32767.
+        let every16 = try allRows(openDecoder(TIFFFixture.named("grey16-int-every-bigendian").path))
+        #expect([0, 32767, 32768, 65535].map { every16[$0] } == [0, 127, 128, 255])
+        // The least, −1, 0 and the greatest; then 2^31 − 8421505 below zero, which 32 bits
+        // would round to 1 but whose top 16 bits (128) give 0, as an unsigned 32-bit sample's do.
+        #expect(try allRows(openDecoder(TIFFFixture.named("grey32-int").path)).prefix(5) == [0, 127, 128, 255, 0])
+        #expect(try allRows(openDecoder(TIFFFixture.named("grey12-int").path)).prefix(4) == [0, 127, 128, 255])
+        // The builder's 8-bit grey, marked signed: each byte with its sign bit flipped.
+        var builder = TIFFBytes.grey(width: 6, height: 4)
+        builder.set(339, 3, [2])
+        let decoded = try decodedRows(builder.bytes)
+        #expect(decoded.format == .grey8 && decoded.rows == builder.data.map { $0 ^ 0x80 })
+    }
+
+    /// A picture stored as signed samples draws as the same picture stored unsigned: RGB of 8
+    /// bits, planar tiles of 16, and 16-bit RGBA whose alpha is mapped as the colours are.
+    @Test(arguments: [("rgb8-int", "rgb8-strips-none"), ("rgb16-int-tiles-planar", "rgb8-strips-none"),
+                      ("rgba16-int-unassociated", "rgba8-unassociated")])
+    func signedPicturesDrawAsTheirUnsignedTwins(_ signed: String, _ unsigned: String) throws {
+        let drawn = try openDecoder(TIFFFixture.named(signed).path)
+        let twin = try openDecoder(TIFFFixture.named(unsigned).path)
+        #expect(drawn.rowFormat == twin.rowFormat)
+        #expect(try allRows(drawn) == allRows(twin))
     }
 
     /// The ICC profile and colour model reach the header.

@@ -84,9 +84,27 @@ import TIFFCodec
     }
 
     @Test func layoutsThatAreNotRead() {
-        var signed = TIFFBytes.grey(width: 6, height: 4)
-        signed.set(339, 3, [2])
-        #expect(Self.reason(signed.bytes) == "TIFF signed integer samples are not supported")
+        // Signed samples are drawn (TIFFDecodeTests), but not premultiplied by a signed alpha,
+        // nor as palette indices, nor of 64 bits; complex integers are not read at all.
+        var premultiplied = TIFFBytes.grey(width: 6, height: 4)
+        premultiplied.set(277, 3, [2])
+        premultiplied.set(258, 3, [8, 8])
+        premultiplied.set(338, 3, [1])
+        premultiplied.set(339, 3, [2, 2])
+        #expect(Self.reason(premultiplied.bytes) == "TIFF premultiplied alpha of signed integer samples is not supported")
+        premultiplied.set(339, 3, [1, 1])
+        #expect(Self.reason(premultiplied.bytes) == nil)
+        var palette = TIFFBytes.grey(width: 6, height: 4)
+        palette.set(262, 3, [3])
+        palette.set(339, 3, [2])
+        #expect(Self.reason(palette.bytes) == "TIFF palette image of 8-bit signed samples")
+        var wide = TIFFBytes.grey(width: 6, height: 4)
+        wide.set(258, 3, [64])
+        wide.set(339, 3, [2])
+        #expect(Self.reason(wide.bytes) == "TIFF samples of 64 bits are not supported")
+        var complex = TIFFBytes.grey(width: 6, height: 4)
+        complex.set(339, 3, [5])
+        #expect(Self.reason(complex.bytes) == "TIFF sample format 5 is not supported")
         var lab = TIFFBytes.grey(width: 6, height: 4)
         lab.set(262, 3, [8])
         #expect(Self.reason(lab.bytes) == "TIFF photometric interpretation 8 is not supported")
