@@ -20,8 +20,9 @@ The expected rows follow the mapping TIFFDecoder documents: integer samples of b
 to 8 bits as round(v × 255 / (2^b − 1)), 32-bit ones by their top 16 bits (round(⌊v / 2^16⌋ ×
 255 / 65535)); signed integers (two's complement) first moved to the unsigned range by adding
 2^(b−1) (−2^(b−1) → 0, 0 → 2^(b−1), 2^(b−1) − 1 → 2^b − 1), computed here on NumPy's signed
-values, never on their bits; 32-bit floats clamped to 0…1, taken as linear light,
-v16 = ⌊v × 65535 + 0.5⌋ and sRGB-encoded (round(255 × srgb(v16 / 65535))); min-is-white
+values, never on their bits; floats clamped to 0…1, taken as linear light, v16 = ⌊v × 65535 +
+0.5⌋ in 32-bit arithmetic and sRGB-encoded (round(255 × srgb(v16 / 65535))), halves and doubles
+first converted to 32-bit floats by NumPy (exactly, and to the nearest); min-is-white
 inverted; palette entries' high bytes; associated alpha divided out at 16 bits, rounded;
 CMYK through Pillow's naive conversion, or (with a profile) through ImageCms, perceptual.
 
@@ -101,7 +102,8 @@ def srgb8(linear16):
 
 
 def float16bits(values):
-    values = numpy.nan_to_num(values.astype(numpy.float32), nan=0.0)
+    with numpy.errstate(over="ignore"):   # a double past the float range is an infinity
+        values = numpy.nan_to_num(values.astype(numpy.float32), nan=0.0)
     clamped = numpy.clip(values, numpy.float32(0), numpy.float32(1))
     return numpy.floor(clamped * numpy.float32(65535.0) + numpy.float32(0.5)).astype(numpy.uint32)
 
@@ -237,6 +239,22 @@ def main():
     write("grey32float-predictor", grey_float, photometric="minisblack", compression="zlib", predictor=3)
     add("grey32float-predictor", srgb8(float16bits(grey_float)), "formula")
 
+    # Halves and doubles (SampleFormat 3 of 16 and 64 bits), read as the 32-bit floats above.
+    # Every half in order (pixel i holds the half whose bits are i: zeros, subnormals, normals,
+    # infinities and NaNs of both signs); a picture of halves, big-endian; one of doubles (half
+    # size, in tiles) whose first row holds NaN, ±infinity, ±1e300, the least subnormal, 0.5,
+    # 1 − 1e-12 and 1e-300.
+    every_half = numpy.arange(65536, dtype=numpy.uint32).astype(numpy.uint16).view(numpy.float16).reshape(256, 256)
+    write("grey16float-every", every_half, photometric="minisblack", compression="zlib", predictor=True)
+    add("grey16float-every", srgb8(float16bits(every_half)), "formula")
+    half = linear.astype(numpy.float16)
+    write("rgb16float-bigendian", half, photometric="rgb", byteorder=">")
+    add("rgb16float-bigendian", srgb8(float16bits(half)), "formula")
+    double = (rgb[::2, ::2].astype(numpy.float64) / 255) ** 2.2
+    double[0, :3] = [[numpy.nan, numpy.inf, -numpy.inf], [1e300, -1e300, 5e-324], [0.5, 1 - 1e-12, 1e-300]]
+    write("rgb64float-tiles", double, photometric="rgb", tile=(16, 16), compression="zlib", predictor=True)
+    add("rgb64float-tiles", srgb8(float16bits(double)), "formula")
+
     # Signed integers (SampleFormat 2): zero is mid grey, the order is kept, the full range used.
     # Every int8 and every int16 value in order (pixel i holds i − 2^(b−1)); the same picture
     # signed as unsigned (rgb8-int, rgb16-int-tiles-planar and rgba16-int-unassociated draw as
@@ -342,7 +360,8 @@ def write_fuzz_seeds():
         folder = os.path.join(ROOT, "Tests", "FuzzReplayTests", "Corpus", target)
         os.makedirs(folder, exist_ok=True)
         for name in ("rgb8-tiles-lzw", "grey1-miniswhite-packbits", "rgba16-associated", "palette4", "rgb8-bigtiff",
-                     "pages-3", "rgb8-jpeg-ycbcr", "rgb8-planar-packbits", "grey16-int-every-bigendian"):
+                     "pages-3", "rgb8-jpeg-ycbcr", "rgb8-planar-packbits", "grey16-int-every-bigendian",
+                     "grey16float-every"):
             shutil.copyfile(os.path.join(OUT, name + ".tif"), os.path.join(folder, name + ".tif"))
 
 

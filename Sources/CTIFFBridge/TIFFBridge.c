@@ -418,14 +418,37 @@ static inline uint32_t raw_bits(const uint8_t *row, size_t index, int bits) {
     return (window >> (count * 8 - shift - bits)) & ((1u << bits) - 1);
 }
 
+/// The value of an IEEE 754 half (binary16), exactly (every half is a float): a subnormal is
+/// its mantissa × 2^-24; a normal number gets the float's exponent bias; the largest exponent
+/// holds the infinities and NaNs, as in a float.
+static inline float half_to_float(uint16_t half) {
+    const uint32_t exponent = half >> 10 & 0x1F, mantissa = half & 0x3FF;
+    float magnitude;
+    if (exponent == 0) {
+        magnitude = (float)mantissa * 0x1p-24f;
+    } else {
+        uint32_t bits = (exponent == 0x1F ? 0xFFu : exponent - 15 + 127) << 23 | mantissa << 13;
+        memcpy(&magnitude, &bits, sizeof magnitude);
+    }
+    return half & 0x8000 ? -magnitude : magnitude;
+}
+
 /// Sample `index` of a row (samples counted across the row), as 0...65535. Unsigned integers
 /// of `bits` are scaled exactly (rounded); 32-bit ones keep their top 16 bits. Signed ones
 /// (two's complement, `SAMPLEFORMAT_INT`) have their sign bit flipped first, which adds half
 /// the range (-2^(b-1) is 0, 0 is 2^(b-1), 2^(b-1) - 1 is 2^b - 1), and are then scaled as the
-/// unsigned ones of `bits`. Floats are clamped to 0...1 (NaN is 0).
+/// unsigned ones of `bits`. Floats of 16, 32 or 64 bits are clamped to 0...1 (NaN is 0), a
+/// double rounded to the nearest float on the way, so every float is scaled as a 32-bit one.
 static inline uint32_t sample16(const uint8_t *row, size_t index, int bits, int format) {
     if (format == SAMPLEFORMAT_IEEEFP) {
-        float value = ((const float *)row)[index];
+        float value;
+        if (bits == 64) {
+            // Rounded to a float inside 0...1 only, where it cannot overflow.
+            double wide = ((const double *)row)[index];
+            value = wide > 0 ? (wide < 1 ? (float)wide : 1.0f) : 0.0f;
+        } else {
+            value = bits == 16 ? half_to_float(((const uint16_t *)row)[index]) : ((const float *)row)[index];
+        }
         if (!(value > 0)) return 0;
         if (value >= 1) return 65535;
         return (uint32_t)(value * 65535.0f + 0.5f);

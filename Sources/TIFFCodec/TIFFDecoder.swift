@@ -10,15 +10,16 @@ import Raster
 /// - Levels: of the first page and its reduced-resolution levels (`TIFFHeader.levels`: SubIFDs
 ///   and the pyramid IFDs after it), the smallest that leaves at least twice `minimumWidth` ×
 ///   `minimumHeight` is decoded (`ShrinkOnLoad.pyramidLevels`); the full page otherwise.
-/// - Samples: integers of 1 to 16 bits and of 32 bits, unsigned or signed, and 32-bit floats;
-///   contiguous or in separate planes; strips or tiles; every compression this libtiff decodes
-///   (none, LZW, Deflate, PackBits, JPEG, CCITT fax, …). Integers are scaled to 8 bits exactly
-///   (rounded; 32-bit ones from their top 16 bits). Signed ones first get half their range
+/// - Samples: integers of 1 to 16 bits and of 32 bits, unsigned or signed, and floats of 16,
+///   32 and 64 bits; contiguous or in separate planes; strips or tiles; every compression this
+///   libtiff decodes (none, LZW, Deflate, PackBits, JPEG, CCITT fax, …). Integers are scaled to
+///   8 bits exactly (rounded; 32-bit ones from their top 16 bits). Signed ones first get half their range
 ///   added (the sign bit flipped: the least is black, zero mid grey, the greatest white), alpha
 ///   too; the header refuses them with premultiplied alpha. Floats are taken as linear light,
 ///   0 to 1 (clamped; NaN is 0), and encoded with the sRGB curve: libvips's reading of float
 ///   TIFFs (scRGB), so an HDR or scientific picture keeps its tones instead of being cast to
-///   black.
+///   black. Halves are converted exactly (subnormals, infinities, NaNs), doubles rounded to
+///   the nearest 32-bit float; then each is scaled as a 32-bit float is.
 /// - Colour: grey (min-is-white inverted) gives `.grey8`; RGB, palette (the colour map's high
 ///   bytes, as libtiff and Pillow read it), JPEG's YCbCr (converted by libjpeg) and CMYK give
 ///   `.rgb8`. CMYK goes through its ICC profile when `cmykTransform` is given, else through

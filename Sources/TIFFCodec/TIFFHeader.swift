@@ -299,8 +299,8 @@ public struct TIFFImageDirectory: Sendable, Hashable {
                 throw ImageError(.unsupported, "TIFF premultiplied alpha of signed integer samples is not supported")
             }
         case 3:
-            guard bitsPerSample == 32 else {
-                throw ImageError(.unsupported, "TIFF floating-point samples of \(bitsPerSample) bits are not supported (32 are)")
+            guard [16, 32, 64].contains(bitsPerSample) else {
+                throw ImageError(.unsupported, "TIFF floating-point samples of \(bitsPerSample) bits are not supported (16, 32 and 64 are)")
             }
         default: throw ImageError(.unsupported, "TIFF sample format \(sampleFormat) is not supported")
         }

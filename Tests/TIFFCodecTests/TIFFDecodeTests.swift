@@ -12,13 +12,14 @@ import TIFFCodec
 /// documents where Pillow reads otherwise), lossy ones by PSNR against Pillow's decode.
 @Suite struct TIFFDecodeTests {
     @Test func everyFixtureIsListed() throws {
-        #expect(TIFFFixture.all.count == 39)
+        #expect(TIFFFixture.all.count == 42)
         // What the set covers, so that a regenerated set cannot quietly lose a case.
         #expect(Set(TIFFFixture.all.map(\.rowFormat)) == [.grey8, .rgb8, .rgba8])
         #expect(TIFFFixture.all.contains { $0.pages > 1 } && TIFFFixture.all.contains { $0.orientation != 1 })
         #expect(TIFFFixture.all.filter { $0.levels > 0 }.count == 2)
         let pages = try TIFFFixture.all.map { try TIFFHeader(file: InputFile(path: $0.path)).page }
         #expect(Set(pages.filter { $0.sampleFormat == 2 }.map(\.bitsPerSample)) == [8, 12, 16, 32])
+        #expect(Set(pages.filter { $0.sampleFormat == 3 }.map(\.bitsPerSample)) == [16, 32, 64])
     }
 
     @Test(arguments: TIFFFixture.all)
@@ -145,6 +146,27 @@ import TIFFCodec
         builder.set(339, 3, [2])
         let decoded = try decodedRows(builder.bytes)
         #expect(decoded.format == .grey8 && decoded.rows == builder.data.map { $0 ^ 0x80 })
+    }
+
+    /// Halves and doubles are read as 32-bit floats are: linear light clamped to 0…1 (NaN is 0),
+    /// sRGB-encoded. Literal values here; the goldens hold NumPy's digests of whole pictures,
+    /// among them every half there is (`grey16float-every`: pixel i is the half whose bits are i).
+    @Test func halfAndDoubleFloatsReadAsSinglesDo() throws {
+        let halves = try allRows(openDecoder(TIFFFixture.named("grey16float-every").path))
+        // Zeros and subnormals (at most 6.1e-5, below the first 8-bit step) are black; so are
+        // the least normal, every negative, −infinity and the NaNs of either sign.
+        for bits in [0x0000, 0x0001, 0x03FF, 0x0400, 0x8000, 0x8001, 0xBC00, 0xFC00, 0x7C01, 0x7E00, 0xFE00] {
+            #expect(halves[bits] == 0, "half 0x\(String(bits, radix: 16))")
+        }
+        // 2^-11, 0.1, 0.25, 0.5, the greatest half under 1, 1, 65504 and +infinity.
+        let shown = [0x1000: 2, 0x2E66: 89, 0x3400: 137, 0x3800: 188, 0x3BFF: 255, 0x3C00: 255, 0x7BFF: 255, 0x7C00: 255]
+        for (bits, value) in shown {
+            #expect(halves[bits] == UInt8(value), "half 0x\(String(bits, radix: 16))")
+        }
+        // Halves, big-endian: −0.5, 1.5 and NaN; doubles: NaN, ±infinity, ±1e300, the least
+        // subnormal, 0.5, 1 − 1e-12 and 1e-300.
+        #expect(try allRows(openDecoder(TIFFFixture.named("rgb16float-bigendian").path)).prefix(3) == [0, 255, 0])
+        #expect(try allRows(openDecoder(TIFFFixture.named("rgb64float-tiles").path)).prefix(9) == [0, 255, 0, 255, 0, 0, 188, 255, 0])
     }
 
     /// A picture stored as signed samples draws as the same picture stored unsigned: RGB of 8

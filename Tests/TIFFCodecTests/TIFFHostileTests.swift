@@ -105,6 +105,13 @@ import TIFFCodec
         var complex = TIFFBytes.grey(width: 6, height: 4)
         complex.set(339, 3, [5])
         #expect(Self.reason(complex.bytes) == "TIFF sample format 5 is not supported")
+        // Floats of 16, 32 and 64 bits are read; not 24-bit ones, nor of 8 bits.
+        for bits: UInt32 in [8, 24] {
+            var float = TIFFBytes.grey(width: 6, height: 4)
+            float.set(258, 3, [bits])
+            float.set(339, 3, [3])
+            #expect(Self.reason(float.bytes) == "TIFF floating-point samples of \(bits) bits are not supported (16, 32 and 64 are)")
+        }
         var lab = TIFFBytes.grey(width: 6, height: 4)
         lab.set(262, 3, [8])
         #expect(Self.reason(lab.bytes) == "TIFF photometric interpretation 8 is not supported")
