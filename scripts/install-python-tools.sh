@@ -9,5 +9,7 @@
 #   fonttools    Unifont's upper plane read from unifont_upper.otf (make-unifont.py)
 #   cairosvg     an SVG renderer independent of librsvg: the PSNR references of make-svg-fixtures.py
 #   pillow-jxl-plugin  the second JPEG XL decoder the references are checked against (make-jxl-fixtures.py)
+#   tifffile, imagecodecs  the TIFF fixtures of every sample layout, signed and float samples
+#                included, and their compressions (make-tiff-fixtures.py)
 set -eu
-python3 -m pip install --quiet rawpy 'pillow>=12' numpy pillow-heif fonttools cairosvg pillow-jxl-plugin
+python3 -m pip install --quiet rawpy 'pillow>=12' numpy pillow-heif fonttools cairosvg pillow-jxl-plugin tifffile imagecodecs

@@ -17,8 +17,12 @@ checked (`pillow`: identical to Pillow's decode; `formula`: only the mapping bel
 Pillow reads otherwise; `psnr`: lossy, compared with NAME.full.png, Pillow's decode, by PSNR).
 
 The expected rows follow the mapping TIFFDecoder documents: integer samples of b bits scaled
-to 8 bits as round(v × 255 / (2^b − 1)); 32-bit floats clamped to 0…1, taken as linear light,
-v16 = ⌊v × 65535 + 0.5⌋ and sRGB-encoded (round(255 × srgb(v16 / 65535))); min-is-white
+to 8 bits as round(v × 255 / (2^b − 1)), 32-bit ones by their top 16 bits (round(⌊v / 2^16⌋ ×
+255 / 65535)); signed integers (two's complement) first moved to the unsigned range by adding
+2^(b−1) (−2^(b−1) → 0, 0 → 2^(b−1), 2^(b−1) − 1 → 2^b − 1), computed here on NumPy's signed
+values, never on their bits; floats clamped to 0…1, taken as linear light, v16 = ⌊v × 65535 +
+0.5⌋ in 32-bit arithmetic and sRGB-encoded (round(255 × srgb(v16 / 65535))), halves and doubles
+first converted to 32-bit floats by NumPy (exactly, and to the nearest); min-is-white
 inverted; palette entries' high bytes; associated alpha divided out at 16 bits, rounded;
 CMYK through Pillow's naive conversion, or (with a profile) through ImageCms, perceptual.
 
@@ -28,8 +32,10 @@ images (Tests/images, MIT-CMU licence, the LICENSE.md there) into Fixtures/confo
 `conformance.txt`: name, then `skip` and the reason Masonry gives (SPEC §12 lists each), or the
 rows Masonry makes, the check (`exact`: the SHA-256 of Pillow's decode in that form; `psnr`: a
 lossy file, or one whose 16-bit or premultiplied samples Pillow reduces otherwise than the
-mapping above, against NAME.ref.png by PSNR; with alpha, of the colours premultiplied) and
-the digest. Pillow's rows are the stored ones (a file with an Orientation tag is decoded from a
+mapping above, against NAME.ref.png by PSNR; with alpha, of the colours premultiplied;
+`formula`: signed samples, which Pillow reads as their bits (−1 as 255): the mapping above
+applied to tifffile's samples, the file checked to be one Pillow draws otherwise) and the
+digest. Pillow's rows are the stored ones (a file with an Orientation tag is decoded from a
 copy whose tag says 1: Pillow turns the rows, Masonry leaves that to the sheet). Pillow's decode is taken as
 `convert("L" / "RGB" / "RGBA")`, except 16-bit and float grey, whose arrays go through the
 mapping (Pillow's own convert clips them). A file Pillow cannot read (WebP inside: Pillow's
@@ -66,6 +72,29 @@ def scale(values, bits):
     return ((values.astype(numpy.uint64) * 255 + maximum // 2) // maximum).astype(numpy.uint8)
 
 
+def signed_as_unsigned(values, bits):
+    """Signed samples of `bits` moved to the unsigned range: plus half the range."""
+    return (values.astype(numpy.int64) + (1 << (bits - 1))).astype(numpy.uint64)
+
+
+def to8(unsigned, bits):
+    """Unsigned samples of `bits` to 8 bits as TIFFDecoder scales them (32 bits: the top 16)."""
+    return scale(unsigned >> 16, 16) if bits == 32 else scale(unsigned, bits)
+
+
+def patch_sample_format(path, placeholder, value):
+    """Renames the placeholder tag tifffile wrote (it writes no SampleFormat of its own for
+    unsigned data, and refuses one as an extra tag) to SampleFormat (339), with `value`."""
+    with tifffile.TiffFile(path) as tiff:
+        tag = tiff.pages[0].tags[placeholder]
+        at, big_endian = tag.offset, tiff.byteorder == ">"
+        assert max(t.code for t in tiff.pages[0].tags.values()) == placeholder, "the tags would be out of order"
+    order = "big" if big_endian else "little"
+    with open(path, "r+b") as f:
+        f.seek(at)
+        f.write((339).to_bytes(2, order) + (3).to_bytes(2, order) + (1).to_bytes(4, order) + value.to_bytes(2, order))
+
+
 def srgb8(linear16):
     linear = linear16 / 65535.0
     encoded = numpy.where(linear <= 0.0031308, 12.92 * linear, 1.055 * numpy.power(linear, 1 / 2.4) - 0.055)
@@ -73,7 +102,8 @@ def srgb8(linear16):
 
 
 def float16bits(values):
-    values = numpy.nan_to_num(values.astype(numpy.float32), nan=0.0)
+    with numpy.errstate(over="ignore"):   # a double past the float range is an infinity
+        values = numpy.nan_to_num(values.astype(numpy.float32), nan=0.0)
     clamped = numpy.clip(values, numpy.float32(0), numpy.float32(1))
     return numpy.floor(clamped * numpy.float32(65535.0) + numpy.float32(0.5)).astype(numpy.uint32)
 
@@ -209,6 +239,56 @@ def main():
     write("grey32float-predictor", grey_float, photometric="minisblack", compression="zlib", predictor=3)
     add("grey32float-predictor", srgb8(float16bits(grey_float)), "formula")
 
+    # Halves and doubles (SampleFormat 3 of 16 and 64 bits), read as the 32-bit floats above.
+    # Every half in order (pixel i holds the half whose bits are i: zeros, subnormals, normals,
+    # infinities and NaNs of both signs); a picture of halves, big-endian; one of doubles (half
+    # size, in tiles) whose first row holds NaN, ±infinity, ±1e300, the least subnormal, 0.5,
+    # 1 − 1e-12 and 1e-300.
+    every_half = numpy.arange(65536, dtype=numpy.uint32).astype(numpy.uint16).view(numpy.float16).reshape(256, 256)
+    write("grey16float-every", every_half, photometric="minisblack", compression="zlib", predictor=True)
+    add("grey16float-every", srgb8(float16bits(every_half)), "formula")
+    half = linear.astype(numpy.float16)
+    write("rgb16float-bigendian", half, photometric="rgb", byteorder=">")
+    add("rgb16float-bigendian", srgb8(float16bits(half)), "formula")
+    double = (rgb[::2, ::2].astype(numpy.float64) / 255) ** 2.2
+    double[0, :3] = [[numpy.nan, numpy.inf, -numpy.inf], [1e300, -1e300, 5e-324], [0.5, 1 - 1e-12, 1e-300]]
+    write("rgb64float-tiles", double, photometric="rgb", tile=(16, 16), compression="zlib", predictor=True)
+    add("rgb64float-tiles", srgb8(float16bits(double)), "formula")
+
+    # Signed integers (SampleFormat 2): zero is mid grey, the order is kept, the full range used.
+    # Every int8 and every int16 value in order (pixel i holds i − 2^(b−1)); the same picture
+    # signed as unsigned (rgb8-int, rgb16-int-tiles-planar and rgba16-int-unassociated draw as
+    # rgb8-strips-none and rgba8-unassociated do); extremes on int32's and int12's first rows.
+    every8 = numpy.arange(-128, 128, dtype=numpy.int16).astype(numpy.int8).reshape(16, 16)
+    write("grey8-int-every", every8, photometric="minisblack")
+    add("grey8-int-every", to8(signed_as_unsigned(every8, 8), 8), "formula")
+    every16 = numpy.arange(-32768, 32768, dtype=numpy.int32).astype(numpy.int16).reshape(256, 256)
+    write("grey16-int-every-bigendian", every16, photometric="minisblack", byteorder=">", compression="zlib", predictor=True)
+    add("grey16-int-every-bigendian", to8(signed_as_unsigned(every16, 16), 16), "formula")
+    grey32 = ((grey.astype(numpy.int64) << 24) + (ramp16.astype(numpy.int64) << 4) - (1 << 31)).astype(numpy.int32)
+    # min, −1, 0, max; then 8421505 over the minimum, which rounds to 1 from 32 bits but to 0
+    # from its top 16 (128), as unsigned 32-bit samples do.
+    grey32[0, :5] = [-(1 << 31), -1, 0, (1 << 31) - 1, 8421505 - (1 << 31)]
+    write("grey32-int", grey32, photometric="minisblack", compression="zlib")
+    add("grey32-int", to8(signed_as_unsigned(grey32, 32), 32), "formula")
+    grey12 = (ramp16 >> 4).astype(numpy.int16) - 2048
+    grey12[0, :4] = [-2048, -1, 0, 2047]
+    # tifffile packs 12 bits for unsigned data only: the two's complement bits, then SampleFormat 2.
+    path = write("grey12-int", (grey12 & 0xFFF).astype(numpy.uint16), photometric="minisblack", bitspersample=12,
+                 extratags=[(65000, "H", 1, 0, True)])
+    patch_sample_format(path, 65000, 2)
+    add("grey12-int", to8(signed_as_unsigned(grey12, 12), 12), "formula")
+    rgb_int8 = (rgb.astype(numpy.int16) - 128).astype(numpy.int8)
+    write("rgb8-int", rgb_int8, photometric="rgb", compression="lzw")
+    add("rgb8-int", to8(signed_as_unsigned(rgb_int8, 8), 8), "formula")
+    rgb_int16 = (rgb16.astype(numpy.int32) - 32768).astype(numpy.int16)
+    write("rgb16-int-tiles-planar", numpy.moveaxis(rgb_int16, -1, 0), photometric="rgb", planarconfig="separate",
+          tile=(16, 16), compression="zlib")
+    add("rgb16-int-tiles-planar", to8(signed_as_unsigned(rgb_int16, 16), 16), "formula")
+    tux_int16 = (tux.astype(numpy.int32) * 257 - 32768).astype(numpy.int16)
+    write("rgba16-int-unassociated", tux_int16, photometric="rgb", extrasamples=["unassalpha"])
+    add("rgba16-int-unassociated", to8(signed_as_unsigned(tux_int16, 16), 16), "formula")
+
     # Palettes (Pillow writes them), CMYK naive and through a profile.
     image = sample("13-chelsea-cat-palette.png", (64, 48), "RGB").quantize(200)
     image.save(os.path.join(OUT, "palette8.tif"), compression="tiff_lzw")
@@ -280,7 +360,8 @@ def write_fuzz_seeds():
         folder = os.path.join(ROOT, "Tests", "FuzzReplayTests", "Corpus", target)
         os.makedirs(folder, exist_ok=True)
         for name in ("rgb8-tiles-lzw", "grey1-miniswhite-packbits", "rgba16-associated", "palette4", "rgb8-bigtiff",
-                     "pages-3", "rgb8-jpeg-ycbcr", "rgb8-planar-packbits"):
+                     "pages-3", "rgb8-jpeg-ycbcr", "rgb8-planar-packbits", "grey16-int-every-bigendian",
+                     "grey16float-every"):
             shutil.copyfile(os.path.join(OUT, name + ".tif"), os.path.join(folder, name + ".tif"))
 
 
@@ -289,8 +370,10 @@ CONFORMANCE = os.path.join(OUT, "conformance")
 CONFORMANCE_SKIPS = {
     "lab.tif": "TIFF photometric interpretation 8 is not supported",
     "old-style-jpeg-compression.tif": "TIFF YCbCr samples are only read JPEG-compressed",
-    "separate_planar_extra_samples.tiff": "TIFF signed integer samples are not supported",
 }
+# Grey int8 in separate planes, with an unspecified extra sample (an empty plane): drawn by the
+# mapping (its first sample), where Pillow reads the bits as unsigned.
+CONFORMANCE_SIGNED = {"separate_planar_extra_samples.tiff"}
 CONFORMANCE_FILES = [
     "hopper_g4.tif", "g4_orientation_1.tif", "g4_orientation_6.tif", "g4-multi.tiff", "16bit.cropped.tif",
     "16bit.MM.deflate.tif", "12bit.cropped.tif", "16_bit_noise.tif", "hopper_gray_4bpp.tif",
@@ -317,6 +400,17 @@ def conformance(pillow_checkout):
             with Image.open(path) as image:
                 image.load()   # Pillow draws it: the skip is a listed one
             lines.append(f"{name} skip {CONFORMANCE_SKIPS[name]}")
+            continue
+        if name in CONFORMANCE_SIGNED:
+            with tifffile.TiffFile(path) as tiff:
+                page = tiff.pages[0]
+                assert page.dtype.kind == "i" and page.planarconfig == 2, f"{name}: not signed planar samples"
+                first = page.asarray()[0]
+            bits = first.dtype.itemsize * 8
+            rows = to8(signed_as_unsigned(first, bits), bits)
+            assert not numpy.array_equal(pillow_rows(path, "L"), rows), f"{name}: Pillow reads it alike now"
+            digest = hashlib.sha256(numpy.ascontiguousarray(rows).tobytes()).hexdigest()
+            lines.append(f"{name} grey8 formula {digest}")
             continue
         with tempfile.TemporaryDirectory() as scratch:
             stored = os.path.join(scratch, "stored.tif")

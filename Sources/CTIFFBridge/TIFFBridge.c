@@ -22,6 +22,7 @@ struct mtiff_decoder {
     int alpha;              // 0 none, 1 associated, 2 unassociated
     int cmyk;
     int planes;             // 1 contiguous, else samples_per_pixel
+    int planes_read;        // 1 contiguous, else the planes drawn: the colour samples' and the alpha's
     int samples_in_plane;   // samples of one pixel in one plane's buffer
     int color_samples;      // samples before the first extra sample
     int scanline_mode;      // a contiguous strip over the budget, read with TIFFReadScanline
@@ -32,7 +33,7 @@ struct mtiff_decoder {
     uint32_t band_start;    // first image row of the band held (UINT32_MAX: none)
     uint32_t next_row;
     size_t plane_row_bytes; // one row of one plane in the band buffer
-    uint8_t *band;          // planes × band_rows × plane_row_bytes
+    uint8_t *band;          // planes_read × band_rows × plane_row_bytes
     uint8_t *tile;          // one tile (tiled images)
     size_t tile_bytes;
     size_t tile_row_bytes;
@@ -296,6 +297,9 @@ mb_status mtiff_start(mtiff_decoder *d, mtiff_output output, int alpha, int cmyk
     TIFFGetField(tif, TIFFTAG_EXTRASAMPLES, &extra_count, &extra);
     d->color_samples = info->samples_per_pixel - extra_count;
     if (d->color_samples < 1) d->color_samples = 1;
+    // Another extra sample is never drawn: its plane is not decoded (it may even be empty).
+    d->planes_read = d->planes == 1 ? 1 : d->color_samples + (alpha ? 1 : 0);
+    if (d->planes_read > d->planes) d->planes_read = d->planes;
     if (info->photometric == PHOTOMETRIC_PALETTE) {
         uint16_t *red = NULL, *green = NULL, *blue = NULL;
         if (!TIFFGetField(tif, TIFFTAG_COLORMAP, &red, &green, &blue) || !red || !green || !blue) {
@@ -338,7 +342,7 @@ mb_status mtiff_start(mtiff_decoder *d, mtiff_output output, int alpha, int cmyk
         current_message = NULL;
         return failure(d, MB_MALFORMED, "libtiff gives no scanline size");
     }
-    double band_bytes = (double)d->planes * d->band_rows * d->plane_row_bytes + (double)d->tile_bytes;
+    double band_bytes = (double)d->planes_read * d->band_rows * d->plane_row_bytes + (double)d->tile_bytes;
     if (band_bytes > (double)max_band_bytes) {
         if (!TIFFIsTiled(tif) && d->planes == 1 && d->plane_row_bytes <= max_band_bytes) {
             d->scanline_mode = 1;
@@ -350,7 +354,7 @@ mb_status mtiff_start(mtiff_decoder *d, mtiff_output output, int alpha, int cmyk
             return MB_LIMIT;
         }
     }
-    d->band = malloc((size_t)d->planes * d->band_rows * d->plane_row_bytes);
+    d->band = malloc((size_t)d->planes_read * d->band_rows * d->plane_row_bytes);
     if (d->tile_bytes) d->tile = malloc(d->tile_bytes);
     if (!d->band || (d->tile_bytes && !d->tile)) status = failure(d, MB_LIMIT, "out of memory");
     current_message = NULL;
@@ -371,7 +375,7 @@ static mb_status read_band(mtiff_decoder *d, uint32_t band_start) {
     } else if (!TIFFIsTiled(tif)) {
         uint32_t strip_in_plane = band_start / d->band_rows;
         uint32_t strips_per_plane = (info->height + d->band_rows - 1) / d->band_rows;
-        for (int p = 0; p < d->planes; p++) {
+        for (int p = 0; p < d->planes_read; p++) {
             uint32_t strip = strip_in_plane + (uint32_t)p * strips_per_plane;
             tmsize_t wanted = (tmsize_t)(rows * d->plane_row_bytes);
             tmsize_t got = TIFFReadEncodedStrip(tif, strip, d->band + p * plane_bytes, wanted);
@@ -380,7 +384,7 @@ static mb_status read_band(mtiff_decoder *d, uint32_t band_start) {
         }
     } else {
         uint32_t across = (info->width + info->tile_width - 1) / info->tile_width;
-        for (int p = 0; p < d->planes; p++) {
+        for (int p = 0; p < d->planes_read; p++) {
             for (uint32_t column = 0; column < across; column++) {
                 uint32_t tile = TIFFComputeTile(tif, column * info->tile_width, band_start, 0, (uint16_t)p);
                 tmsize_t got = TIFFReadEncodedTile(tif, tile, d->tile, (tmsize_t)d->tile_bytes);
@@ -414,24 +418,50 @@ static inline uint32_t raw_bits(const uint8_t *row, size_t index, int bits) {
     return (window >> (count * 8 - shift - bits)) & ((1u << bits) - 1);
 }
 
-/// Sample `index` of a row (samples counted across the row), as 0...65535. Integers of
-/// `bits` are scaled exactly (rounded); 32-bit unsigned ones keep their top 16 bits; floats are
-/// clamped to 0...1 (NaN is 0).
+/// The value of an IEEE 754 half (binary16), exactly (every half is a float): a subnormal is
+/// its mantissa × 2^-24; a normal number gets the float's exponent bias; the largest exponent
+/// holds the infinities and NaNs, as in a float.
+static inline float half_to_float(uint16_t half) {
+    const uint32_t exponent = half >> 10 & 0x1F, mantissa = half & 0x3FF;
+    float magnitude;
+    if (exponent == 0) {
+        magnitude = (float)mantissa * 0x1p-24f;
+    } else {
+        uint32_t bits = (exponent == 0x1F ? 0xFFu : exponent - 15 + 127) << 23 | mantissa << 13;
+        memcpy(&magnitude, &bits, sizeof magnitude);
+    }
+    return half & 0x8000 ? -magnitude : magnitude;
+}
+
+/// Sample `index` of a row (samples counted across the row), as 0...65535. Unsigned integers
+/// of `bits` are scaled exactly (rounded); 32-bit ones keep their top 16 bits. Signed ones
+/// (two's complement, `SAMPLEFORMAT_INT`) have their sign bit flipped first, which adds half
+/// the range (-2^(b-1) is 0, 0 is 2^(b-1), 2^(b-1) - 1 is 2^b - 1), and are then scaled as the
+/// unsigned ones of `bits`. Floats of 16, 32 or 64 bits are clamped to 0...1 (NaN is 0), a
+/// double rounded to the nearest float on the way, so every float is scaled as a 32-bit one.
 static inline uint32_t sample16(const uint8_t *row, size_t index, int bits, int format) {
     if (format == SAMPLEFORMAT_IEEEFP) {
-        float value = ((const float *)row)[index];
+        float value;
+        if (bits == 64) {
+            // Rounded to a float inside 0...1 only, where it cannot overflow.
+            double wide = ((const double *)row)[index];
+            value = wide > 0 ? (wide < 1 ? (float)wide : 1.0f) : 0.0f;
+        } else {
+            value = bits == 16 ? half_to_float(((const uint16_t *)row)[index]) : ((const float *)row)[index];
+        }
         if (!(value > 0)) return 0;
         if (value >= 1) return 65535;
         return (uint32_t)(value * 65535.0f + 0.5f);
     }
+    const uint32_t sign = format == SAMPLEFORMAT_INT ? 1u << (bits - 1) : 0;
     switch (bits) {
-    case 8: return row[index] * 257u;
-    case 16: return ((const uint16_t *)row)[index];
-    case 32: return ((const uint32_t *)row)[index] >> 16;
+    case 8: return (row[index] ^ sign) * 257u;
+    case 16: return ((const uint16_t *)row)[index] ^ sign;
+    case 32: return (((const uint32_t *)row)[index] ^ sign) >> 16;
     default: break;
     }
     uint32_t max = (1u << bits) - 1;
-    return (raw_bits(row, index, bits) * 65535u + max / 2) / max;
+    return ((raw_bits(row, index, bits) ^ sign) * 65535u + max / 2) / max;
 }
 
 /// 0...65535 to 8 bits: integers rounded; floating-point samples (linear light) to sRGB.
@@ -454,7 +484,7 @@ static void convert_row(const mtiff_decoder *d, uint32_t y, uint8_t *out) {
     const mtiff_directory *info = &d->directory;
     const uint32_t width = info->width;
     const uint8_t *rows[64];
-    for (int p = 0; p < d->planes && p < 64; p++) rows[p] = band_row(d, y, p);
+    for (int p = 0; p < d->planes_read && p < 64; p++) rows[p] = band_row(d, y, p);
     const int spp = info->samples_per_pixel;
     const int channels = d->output == MTIFF_GREY8 ? 1 : d->output == MTIFF_RGB8 ? 3 : 4;
     if (d->fast8) {

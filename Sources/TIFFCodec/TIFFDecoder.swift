@@ -10,20 +10,25 @@ import Raster
 /// - Levels: of the first page and its reduced-resolution levels (`TIFFHeader.levels`: SubIFDs
 ///   and the pyramid IFDs after it), the smallest that leaves at least twice `minimumWidth` ×
 ///   `minimumHeight` is decoded (`ShrinkOnLoad.pyramidLevels`); the full page otherwise.
-/// - Samples: unsigned integers of 1 to 16 bits and of 32 bits, and 32-bit floats; contiguous
-///   or in separate planes; strips or tiles; every compression this libtiff decodes (none, LZW,
-///   Deflate, PackBits, JPEG, CCITT fax, …). Integers are scaled to 8 bits exactly (rounded).
-///   Floats are taken as linear light, 0 to 1 (clamped; NaN is 0), and encoded with the sRGB
-///   curve: libvips's reading of float TIFFs (scRGB), so an HDR or scientific picture keeps
-///   its tones instead of being cast to black.
+/// - Samples: integers of 1 to 16 bits and of 32 bits, unsigned or signed, and floats of 16,
+///   32 and 64 bits; contiguous or in separate planes; strips or tiles; every compression this
+///   libtiff decodes (none, LZW, Deflate, PackBits, JPEG, CCITT fax, …). Integers are scaled to
+///   8 bits exactly (rounded; 32-bit ones from their top 16 bits). Signed ones first get half their range
+///   added (the sign bit flipped: the least is black, zero mid grey, the greatest white), alpha
+///   too; the header refuses them with premultiplied alpha. Floats are taken as linear light,
+///   0 to 1 (clamped; NaN is 0), and encoded with the sRGB curve: libvips's reading of float
+///   TIFFs (scRGB), so an HDR or scientific picture keeps its tones instead of being cast to
+///   black. Halves are converted exactly (subnormals, infinities, NaNs), doubles rounded to
+///   the nearest 32-bit float; then each is scaled as a 32-bit float is.
 /// - Colour: grey (min-is-white inverted) gives `.grey8`; RGB, palette (the colour map's high
 ///   bytes, as libtiff and Pillow read it), JPEG's YCbCr (converted by libjpeg) and CMYK give
 ///   `.rgb8`. CMYK goes through its ICC profile when `cmykTransform` is given, else through
 ///   Pillow's naive conversion ((255 − C)(255 − K)/255 …). Other ICC profiles are applied by the
 ///   colour stage on the rows.
 /// - Alpha: the first extra sample, associated (premultiplied: divided out) or unassociated,
-///   gives straight-alpha `.rgba8`; an unspecified extra sample is ignored, as Pillow does. A
-///   CMYK picture's alpha is dropped when it goes through its profile.
+///   gives straight-alpha `.rgba8`; an unspecified extra sample is ignored, as Pillow does (in
+///   separate planes, its plane is not decoded). A CMYK picture's alpha is dropped when it goes
+///   through its profile.
 /// - Memory: the stored size must pass `limits.refusal` before anything is allocated; the
 ///   buffers of one strip or one row of tiles must fit in `memoryBudget` (a contiguous strip
 ///   that does not is read scanline by scanline; anything else is refused), and each of

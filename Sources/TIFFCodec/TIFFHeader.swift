@@ -222,7 +222,11 @@ public struct TIFFImageDirectory: Sendable, Hashable {
         }
         bitsPerSample = Int(clamping: firstBits)
         let formats = try entries.values(of: .sampleFormat, &reader, maxCount: 64) ?? [1]
-        sampleFormat = Int(clamping: formats.first ?? 1)
+        let firstFormat = formats.first ?? 1
+        guard formats.allSatisfy({ $0 == firstFormat }) else {
+            throw ImageError(.unsupported, "TIFF samples of different formats are not supported")
+        }
+        sampleFormat = Int(clamping: firstFormat)
         compression = try optional(.compression, 1)
         planarConfiguration = try optional(.planarConfiguration, 1)
         extraSamples = (try entries.values(of: .extraSamples, &reader, maxCount: 64) ?? []).map { Int(clamping: $0) }
@@ -285,15 +289,19 @@ public struct TIFFImageDirectory: Sendable, Hashable {
     /// why they are inconsistent ("malformed").
     public func check() throws(ImageError) {
         switch sampleFormat {
-        case 1:
+        case 1, 2:
             guard (1...16).contains(bitsPerSample) || bitsPerSample == 32 else {
                 throw ImageError(.unsupported, "TIFF samples of \(bitsPerSample) bits are not supported")
             }
-        case 3:
-            guard bitsPerSample == 32 else {
-                throw ImageError(.unsupported, "TIFF floating-point samples of \(bitsPerSample) bits are not supported (32 are)")
+            // Signed samples are drawn with zero as mid grey: colour premultiplied by such an
+            // alpha cannot be divided back out.
+            guard sampleFormat == 1 || alpha != .associated else {
+                throw ImageError(.unsupported, "TIFF premultiplied alpha of signed integer samples is not supported")
             }
-        case 2: throw ImageError(.unsupported, "TIFF signed integer samples are not supported")
+        case 3:
+            guard [16, 32, 64].contains(bitsPerSample) else {
+                throw ImageError(.unsupported, "TIFF floating-point samples of \(bitsPerSample) bits are not supported (16, 32 and 64 are)")
+            }
         default: throw ImageError(.unsupported, "TIFF sample format \(sampleFormat) is not supported")
         }
         guard planarConfiguration == 1 || planarConfiguration == 2 else {
@@ -305,8 +313,10 @@ public struct TIFFImageDirectory: Sendable, Hashable {
         case Self.rgb: needed = 3
         case Self.palette:
             needed = 1
+            // Indices are unsigned integers.
             guard sampleFormat == 1, bitsPerSample <= 16 else {
-                throw ImageError(.malformed, "TIFF palette image of \(bitsPerSample)-bit samples")
+                let kind = sampleFormat == 2 ? "signed " : sampleFormat == 3 ? "floating-point " : ""
+                throw ImageError(.malformed, "TIFF palette image of \(bitsPerSample)-bit \(kind)samples")
             }
         case Self.separated:
             guard isCMYK else { throw ImageError(.unsupported, "TIFF separated samples other than CMYK are not supported") }

@@ -84,9 +84,34 @@ import TIFFCodec
     }
 
     @Test func layoutsThatAreNotRead() {
-        var signed = TIFFBytes.grey(width: 6, height: 4)
-        signed.set(339, 3, [2])
-        #expect(Self.reason(signed.bytes) == "TIFF signed integer samples are not supported")
+        // Signed samples are drawn (TIFFDecodeTests), but not premultiplied by a signed alpha,
+        // nor as palette indices, nor of 64 bits; complex integers are not read at all.
+        var premultiplied = TIFFBytes.grey(width: 6, height: 4)
+        premultiplied.set(277, 3, [2])
+        premultiplied.set(258, 3, [8, 8])
+        premultiplied.set(338, 3, [1])
+        premultiplied.set(339, 3, [2, 2])
+        #expect(Self.reason(premultiplied.bytes) == "TIFF premultiplied alpha of signed integer samples is not supported")
+        premultiplied.set(339, 3, [1, 1])
+        #expect(Self.reason(premultiplied.bytes) == nil)
+        var palette = TIFFBytes.grey(width: 6, height: 4)
+        palette.set(262, 3, [3])
+        palette.set(339, 3, [2])
+        #expect(Self.reason(palette.bytes) == "TIFF palette image of 8-bit signed samples")
+        var wide = TIFFBytes.grey(width: 6, height: 4)
+        wide.set(258, 3, [64])
+        wide.set(339, 3, [2])
+        #expect(Self.reason(wide.bytes) == "TIFF samples of 64 bits are not supported")
+        var complex = TIFFBytes.grey(width: 6, height: 4)
+        complex.set(339, 3, [5])
+        #expect(Self.reason(complex.bytes) == "TIFF sample format 5 is not supported")
+        // Floats of 16, 32 and 64 bits are read; not 24-bit ones, nor of 8 bits.
+        for bits: UInt32 in [8, 24] {
+            var float = TIFFBytes.grey(width: 6, height: 4)
+            float.set(258, 3, [bits])
+            float.set(339, 3, [3])
+            #expect(Self.reason(float.bytes) == "TIFF floating-point samples of \(bits) bits are not supported (16, 32 and 64 are)")
+        }
         var lab = TIFFBytes.grey(width: 6, height: 4)
         lab.set(262, 3, [8])
         #expect(Self.reason(lab.bytes) == "TIFF photometric interpretation 8 is not supported")
@@ -94,6 +119,13 @@ import TIFFCodec
         mixed.set(277, 3, [2])
         mixed.set(258, 3, [8, 16])
         #expect(Self.reason(mixed.bytes) == "TIFF samples of different bit depths are not supported")
+        // libtiff refuses the directory ("Cannot handle different values per sample"); the
+        // header says why first, as for the depths.
+        var formats = TIFFBytes.grey(width: 6, height: 4)
+        formats.set(277, 3, [2])
+        formats.set(258, 3, [8, 8])
+        formats.set(339, 3, [1, 3])
+        #expect(Self.reason(formats.bytes) == "TIFF samples of different formats are not supported")
         var ycbcr = TIFFBytes.grey(width: 6, height: 4)
         ycbcr.set(262, 3, [6])
         ycbcr.set(277, 3, [3])

@@ -61,6 +61,15 @@ func openDecoder(_ path: String, minimum: Int = fullSize, limits: DecodeLimits =
     try TIFFDecoder(file: InputFile(path: path), limits: limits, minimumWidth: minimum, minimumHeight: minimum, memoryBudget: memoryBudget)
 }
 
+/// The row format and every row of `bytes` written to a file, decoded at full size.
+func decodedRows(_ bytes: [UInt8]) throws -> (format: PixelFormat, rows: [UInt8]) {
+    let folder = TemporaryFolder()
+    let path = folder.file("built.tif")
+    precondition(FileManager.default.createFile(atPath: path, contents: Data(bytes)), "cannot write \(path)")
+    let decoder = try openDecoder(path)
+    return (decoder.rowFormat, try allRows(decoder))
+}
+
 /// What opening and decoding `bytes` (written to a file) ends in: the error, or nil when every row was read.
 func decodeError(_ bytes: [UInt8], limits: DecodeLimits = DecodeLimits(), memoryBudget: Int = TIFFDecoder.defaultMemoryBudget) -> ImageError? {
     let folder = TemporaryFolder()
