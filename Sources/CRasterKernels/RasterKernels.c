@@ -252,9 +252,43 @@ MRK_AVX2 size_t mrk_composite_rgb_avx2(const uint8_t *source, uint8_t *destinati
     return x;
 }
 
+MRK_AVX2 size_t mrk_premultiply_rgba_avx2(const uint8_t *source, uint8_t *destination, size_t count) {
+    const __m256i alpha_mask = _mm256_set1_epi32((int32_t)0xFF000000u);
+    const __m256i all = _mm256_set1_epi16(255), half = _mm256_set1_epi16(127), one = _mm256_set1_epi16(1);
+    size_t x = 0;
+    for (; x + 8 <= count; x += 8) {
+        __m256i pixels = _mm256_loadu_si256((const __m256i *)(source + 4 * x));
+        __m256i result;
+        if (_mm256_movemask_epi8(_mm256_cmpeq_epi32(_mm256_and_si256(pixels, alpha_mask), alpha_mask)) == -1) {
+            result = pixels;
+        } else if (_mm256_testz_si256(pixels, alpha_mask)) {
+            result = _mm256_setzero_si256();
+        } else {
+            __m256i halves[2] = {_mm256_cvtepu8_epi16(_mm256_castsi256_si128(pixels)),
+                                 _mm256_cvtepu8_epi16(_mm256_extracti128_si256(pixels, 1))};
+            for (int i = 0; i < 2; i++) {
+                // Colour lanes times alpha, the alpha lane times 255 (which gives alpha back):
+                // t = c·a + 127 is at most 65152, and (t + 1 + (t >> 8)) >> 8 is t / 255 exactly.
+                __m256i alpha = _mm256_shufflehi_epi16(_mm256_shufflelo_epi16(halves[i], 0xFF), 0xFF);
+                __m256i factor = _mm256_blend_epi16(alpha, all, 0x88);
+                __m256i total = _mm256_add_epi16(_mm256_mullo_epi16(halves[i], factor), half);
+                halves[i] = _mm256_srli_epi16(_mm256_add_epi16(_mm256_add_epi16(total, one), _mm256_srli_epi16(total, 8)), 8);
+            }
+            // packus pairs the halves lane by lane: qwords hold pixels 0-1, 4-5, 2-3, 6-7.
+            result = _mm256_permute4x64_epi64(_mm256_packus_epi16(halves[0], halves[1]), 0xD8);
+        }
+        _mm256_storeu_si256((__m256i *)(destination + 4 * x), result);
+    }
+    return x;
+}
+
 #else
 
 int mrk_avx2_available(void) { return 0; }
+size_t mrk_premultiply_rgba_avx2(const uint8_t *source, uint8_t *destination, size_t count) {
+    (void)source; (void)destination; (void)count;
+    return 0;
+}
 size_t mrk_composite_rgb_avx2(const uint8_t *source, uint8_t *destination, size_t count,
                               uint8_t red, uint8_t green, uint8_t blue) {
     (void)source; (void)destination; (void)count; (void)red; (void)green; (void)blue;

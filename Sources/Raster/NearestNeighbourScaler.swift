@@ -1,3 +1,5 @@
+import CRasterKernels
+
 /// Something that turns source rows into target rows of premultiplied RGBA8, streaming:
 /// `StreamingResampler` (smooth) and `NearestNeighbourScaler` (pixelated).
 public protocol RowScaler: AnyObject {
@@ -27,9 +29,18 @@ public final class NearestNeighbourScaler: RowScaler {
     /// For each target column, the byte offset of its source pixel in a source row.
     private let sourceOffsets: [Int]
     private var targetRow: [UInt8]
+    /// The premultiply's code at equal widths (tests compare the two).
+    let kernels: RasterKernels
 
-    public init(sourceWidth: Int, sourceHeight: Int, targetWidth: Int, targetHeight: Int,
-                sourceFormat: PixelFormat) {
+    public convenience init(sourceWidth: Int, sourceHeight: Int, targetWidth: Int, targetHeight: Int,
+                            sourceFormat: PixelFormat) {
+        self.init(sourceWidth: sourceWidth, sourceHeight: sourceHeight, targetWidth: targetWidth, targetHeight: targetHeight,
+                  sourceFormat: sourceFormat, kernels: .best)
+    }
+
+    init(sourceWidth: Int, sourceHeight: Int, targetWidth: Int, targetHeight: Int,
+         sourceFormat: PixelFormat, kernels: RasterKernels) {
+        self.kernels = kernels
         precondition(sourceWidth >= 1 && sourceHeight >= 1 && targetWidth >= 1 && targetHeight >= 1)
         self.sourceWidth = sourceWidth
         self.sourceHeight = sourceHeight
@@ -68,6 +79,9 @@ public final class NearestNeighbourScaler: RowScaler {
             targetRow.withUnsafeMutableBufferPointer { target in
                 let source = row.baseAddress!, out = target.baseAddress!
                 var x = 0
+                if format == .rgba8, identity, kernels == .avx2 {
+                    x = mrk_premultiply_rgba_avx2(source, out, offsets.count)
+                }
                 if format == .rgba8, identity {
                     // Four pixels a step: the same integers as the scalar rule below.
                     while x + 4 <= offsets.count {

@@ -19,17 +19,21 @@ import Testing
         return output
     }
 
-    /// Every colour under every alpha (a 256×256 picture: colour by column, alpha by row), as
-    /// the resampler premultiplies and rounds it.
-    @Test func everyColourAndAlphaPassesThroughAsTheResamplerEmitsIt() {
+    /// Every colour under every alpha (a 256×256 picture: colour by column, alpha by row; 259
+    /// wide, so rows end off the AVX2 code's eight-pixel steps), as the resampler premultiplies
+    /// and rounds it, with either premultiply's code: rows of one alpha take the AVX2 code's
+    /// opaque and transparent shortcuts, the others its arithmetic.
+    @Test(arguments: CompositingTests.kernelChoices)
+    func everyColourAndAlphaPassesThroughAsTheResamplerEmitsIt(kernels: RasterKernels) {
         var rows: [UInt8] = []
         for alpha in 0..<256 {
-            for colour in 0..<256 { rows += [UInt8(colour), UInt8(255 - colour), UInt8(colour / 2), UInt8(alpha)] }
+            for colour in 0..<259 { rows += [UInt8(colour % 256), UInt8(255 - colour % 256), UInt8(colour % 256 / 2), UInt8(alpha)] }
         }
-        let resampled = Self.scaled(StreamingResampler(sourceWidth: 256, sourceHeight: 256, targetWidth: 256, targetHeight: 256, sourceFormat: .rgba8),
-                                    rows: rows, width: 256, height: 256, format: .rgba8)
-        let passed = Self.scaled(NearestNeighbourScaler(sourceWidth: 256, sourceHeight: 256, targetWidth: 256, targetHeight: 256, sourceFormat: .rgba8),
-                                 rows: rows, width: 256, height: 256, format: .rgba8)
+        let resampled = Self.scaled(StreamingResampler(sourceWidth: 259, sourceHeight: 256, targetWidth: 259, targetHeight: 256, sourceFormat: .rgba8),
+                                    rows: rows, width: 259, height: 256, format: .rgba8)
+        let passed = Self.scaled(NearestNeighbourScaler(sourceWidth: 259, sourceHeight: 256, targetWidth: 259, targetHeight: 256,
+                                                        sourceFormat: .rgba8, kernels: kernels),
+                                 rows: rows, width: 259, height: 256, format: .rgba8)
         let expected = rows.indices.map { (index: Int) -> UInt8 in
             if index % 4 == 3 { return rows[index] }
             let product = Int(rows[index]) * Int(rows[index | 3])

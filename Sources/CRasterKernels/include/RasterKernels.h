@@ -1,7 +1,8 @@
 #ifndef MASONRY_RASTER_KERNELS_H
 #define MASONRY_RASTER_KERNELS_H
 
-// AVX2 versions of Raster's hot loops (the resampler's filter passes, RGB compositing),
+// AVX2 versions of Raster's hot loops (the resampler's filter passes, RGB compositing, the
+// same-size pass-through's premultiply),
 // chosen at run time when the CPU has AVX2; the portable Swift code remains for every other
 // CPU. Same integer arithmetic, so the same bytes: tests compare both on random rows.
 // The resampler's layouts are StreamingResampler's: a pixel is four int16 samples (R, G, B, A)
@@ -58,5 +59,10 @@ void mrk_vertical_avx2(const int16_t *const *rows, const int16_t *weights, size_
 /// of which 24 are its own). Returns the number of pixels done; the caller does the rest.
 size_t mrk_composite_rgb_avx2(const uint8_t *source, uint8_t *destination, size_t count,
                               uint8_t red, uint8_t green, uint8_t blue);
+
+/// Straight RGBA8 to premultiplied, as the resampler rounds it: each colour sample becomes
+/// (colour·alpha + 127) / 255, alpha is kept; eight pixels a step while at least eight remain.
+/// Returns the number of pixels done; the caller does the rest.
+size_t mrk_premultiply_rgba_avx2(const uint8_t *source, uint8_t *destination, size_t count);
 
 #endif
