@@ -8,6 +8,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "librsvg_functions.h"
 
@@ -106,6 +109,50 @@ mb_status msvg_document_load(msvg_document *d, const uint8_t *bytes, size_t coun
     return MB_OK;
 }
 
+/// The pixel at `bytes`, native-endian premultiplied ARGB32, rewritten as straight RGBA bytes,
+/// as cairo's PNG writer unpremultiplies: each colour (c·255 + a/2) / a.
+static inline void straighten(uint8_t *bytes) {
+    uint32_t pixel;
+    memcpy(&pixel, bytes, 4);
+    uint32_t alpha = pixel >> 24, red = (pixel >> 16) & 0xff, green = (pixel >> 8) & 0xff, blue = pixel & 0xff;
+    if (alpha == 0) {
+        red = green = blue = 0;
+    } else if (alpha < 255) {
+        red = (red * 255 + alpha / 2) / alpha;
+        green = (green * 255 + alpha / 2) / alpha;
+        blue = (blue * 255 + alpha / 2) / alpha;
+    }
+    bytes[0] = (uint8_t)red;
+    bytes[1] = (uint8_t)green;
+    bytes[2] = (uint8_t)blue;
+    bytes[3] = (uint8_t)alpha;
+}
+
+/// `count` pixels of cairo's premultiplied ARGB32 to straight RGBA, in place. With SSE2 (x86,
+/// little-endian), four pixels that are all transparent (all zero: cairo's colour never exceeds
+/// its alpha) or all opaque (red and blue swapped) are done a vector at a time; the others one
+/// by one.
+static void unpremultiply_argb32(uint8_t *pixels, size_t count) {
+    size_t i = 0;
+#if defined(__SSE2__)
+    const __m128i alpha_mask = _mm_set1_epi32((int)0xFF000000u), green_alpha = _mm_set1_epi32((int)0xFF00FF00u);
+    const __m128i low_byte = _mm_set1_epi32(0xFF);
+    for (; i + 4 <= count; i += 4) {
+        __m128i four = _mm_loadu_si128((const __m128i *)(pixels + 4 * i));
+        __m128i alphas = _mm_and_si128(four, alpha_mask);
+        if (_mm_movemask_epi8(_mm_cmpeq_epi32(alphas, alpha_mask)) == 0xFFFF) {
+            __m128i swapped = _mm_or_si128(_mm_and_si128(four, green_alpha),
+                                           _mm_or_si128(_mm_and_si128(_mm_srli_epi32(four, 16), low_byte),
+                                                        _mm_slli_epi32(_mm_and_si128(four, low_byte), 16)));
+            _mm_storeu_si128((__m128i *)(pixels + 4 * i), swapped);
+        } else if (_mm_movemask_epi8(_mm_cmpeq_epi32(four, _mm_setzero_si128())) != 0xFFFF) {
+            for (size_t k = i; k < i + 4; k++) straighten(pixels + 4 * k);
+        }
+    }
+#endif
+    for (; i < count; i++) straighten(pixels + 4 * i);
+}
+
 mb_status msvg_document_render(msvg_document *d, double natural_width, double natural_height,
                                uint32_t width, uint32_t height, uint8_t *rgba) {
     if (d == NULL || d->handle == NULL || rgba == NULL || !(natural_width > 0) || !(natural_height > 0)) return MB_USAGE;
@@ -141,22 +188,6 @@ mb_status msvg_document_render(msvg_document *d, double natural_width, double na
         mb_message_set(&d->message, "cairo failed while drawing the SVG (status %d)", cairo_failure);
         return MB_MALFORMED;
     }
-    // Native-endian premultiplied ARGB32 to straight RGBA, as cairo's PNG writer unpremultiplies.
-    for (size_t i = 0; i < stride * height; i += 4) {
-        uint32_t pixel;
-        memcpy(&pixel, rgba + i, 4);
-        uint32_t alpha = pixel >> 24, red = (pixel >> 16) & 0xff, green = (pixel >> 8) & 0xff, blue = pixel & 0xff;
-        if (alpha == 0) {
-            red = green = blue = 0;
-        } else if (alpha < 255) {
-            red = (red * 255 + alpha / 2) / alpha;
-            green = (green * 255 + alpha / 2) / alpha;
-            blue = (blue * 255 + alpha / 2) / alpha;
-        }
-        rgba[i] = (uint8_t)red;
-        rgba[i + 1] = (uint8_t)green;
-        rgba[i + 2] = (uint8_t)blue;
-        rgba[i + 3] = (uint8_t)alpha;
-    }
+    unpremultiply_argb32(rgba, (size_t)width * height);
     return MB_OK;
 }

@@ -108,6 +108,29 @@ import TestSupport
         #expect((0..<30).allSatisfy { y in (21..<60).allSatisfy { x in pixels[(y * 60 + x) * 4 + 3] == 0 } })
     }
 
+    /// cairo's premultiplied ARGB32 turned straight RGBA: opaque areas keep their colour in RGBA
+    /// order, empty ones are 0, 0, 0, 0, and a half-transparent one its colour within cairo's
+    /// rounding (widths 37 and 40: areas on and off the bridge's four-pixel steps).
+    @Test(arguments: [37, 40])
+    func opaqueAndEmptyAreasComeOutExactly(width: Int) throws {
+        let folder = TemporaryFolder("svg-areas")
+        try """
+            <svg xmlns='http://www.w3.org/2000/svg' width='\(width)' height='3'>
+            <rect x='0' y='0' width='\(width)' height='1' fill='#123456'/>
+            <rect x='0' y='2' width='\(width)' height='1' fill='#d08040' fill-opacity='0.5'/></svg>
+            """.write(toFile: folder.file("areas.svg"), atomically: true, encoding: .utf8)
+        let decoder = try SVGDecoder(file: InputFile(path: folder.file("areas.svg")), limits: DecodeLimits(), width: width, height: 3)
+        var rows: [[UInt8]] = []
+        try decoder.readRows { _, row in rows.append(Array(row)) }
+        #expect(rows[0] == Array([[UInt8]](repeating: [0x12, 0x34, 0x56, 255], count: width).joined()))
+        #expect(rows[1] == [UInt8](repeating: 0, count: 4 * width))
+        for x in 0..<width {
+            let pixel = rows[2][4 * x..<4 * x + 4].map(Int.init)
+            #expect(abs(pixel[3] - 128) <= 1 && abs(pixel[0] - 0xd0) <= 2 && abs(pixel[1] - 0x80) <= 2 && abs(pixel[2] - 0x40) <= 2,
+                    "pixel \(x) of the half-transparent row: \(pixel)")
+        }
+    }
+
     @Test func theLibraryIsNamedWithItsVersion() {
         #expect(SVGDecoder.libraryVersion.hasPrefix("librsvg 2."))
     }
