@@ -9,16 +9,11 @@ import Testing
 import TestSupport
 
 @Suite struct CompressedSVGTests {
-    struct Reference: CustomStringConvertible, Sendable {
-        let stem: String
-        let width: Int
-        let height: Int
-        var description: String { stem }
-    }
+    typealias Reference = SVGRenderTests.Reference
 
     static let references = fixtures.goldenLines("compressed/references.txt") { fields -> Reference? in
         guard fields.count == 3, let w = Int(fields[1]), let h = Int(fields[2]) else { return nil }
-        return Reference(stem: fields[0], width: w, height: h)
+        return Reference(stem: fields[0], width: w, height: h, hasCairoSVG: false)
     }
 
     /// Each .svgz, at its natural size: the header reads the same size as from the plain file,
@@ -39,7 +34,7 @@ import TestSupport
         let decoder = try SVGDecoder(file: file, limits: DecodeLimits(), width: reference.width, height: reference.height)
         var pixels: [UInt8] = []
         try decoder.readRows { _, row in pixels += row }
-        let expected = try PNGDecoder.decodeRGBA(contentsOfFile: fixtures.path("compressed/\(reference.stem).\(reference.width)x\(reference.height).rsvg.png"))
+        let expected = try PNGDecoder.decodeRGBA(contentsOfFile: fixtures.path("compressed/\(reference.base).rsvg.png"))
         #expect((expected.width, expected.height) == (reference.width, reference.height))
         #expect(pixels == expected.pixels, "\(reference.stem): the rows differ from rsvg-convert's")
     }
