@@ -5,6 +5,7 @@
 #include "RAWBridge.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -80,6 +81,53 @@ static mb_status failed(mraw_decoder *d, int code) {
     }
 }
 
+/// LibRaw's get4 at `at`: four bytes in the given order, each 0xFF past the end (its buffer
+/// stream reads nothing there, and get4 starts from 0xFF bytes).
+static uint32_t libraw_get4(const uint8_t *bytes, size_t size, uint64_t at, bool little) {
+    uint8_t b[4] = {0xFF, 0xFF, 0xFF, 0xFF};
+    for (uint64_t k = 0; k < 4 && at + k < size; k++) b[k] = bytes[at + k];
+    return little ? (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24
+                  : (uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 | (uint32_t)b[2] << 8 | (uint32_t)b[3];
+}
+
+/// Where `magic` (4 bytes) first starts in the first `count` bytes, or `count`.
+static size_t first_of(const uint8_t *bytes, size_t count, const char *magic) {
+    for (size_t at = 0; at + 4 <= count; at++) {
+        if (memcmp(bytes + at, magic, 4) == 0) return at;
+    }
+    return count;
+}
+
+/// Whether LibRaw 0.20's Phase One parser (parse_phase_one, which identify runs on any file with
+/// "MMMM" or "IIII" in its first 32 bytes) ends soon on these bytes. After its first directory
+/// (at most 8192 entries) it walks the metadata directory (tag 0x110's offset, else 0) with a
+/// count it never checks: a directory past the end of the file reads as 2^32 - 1 entries, over
+/// five minutes of seeks. False when that count is more than the entries the rest of the file
+/// holds; the reads below are LibRaw's, in its order.
+static bool phase_one_metadata_fits(const uint8_t *bytes, size_t size) {
+    size_t head = size < 32 ? size : 32;
+    size_t base = first_of(bytes, head, "MMMM");
+    if (base == head) base = first_of(bytes, head, "IIII");
+    if (base == head) return true;   // no Phase One magic: LibRaw does not run the parser
+    bool little = bytes[base] == 'I';
+    if (libraw_get4(bytes, size, base + 4, little) >> 8 != 0x526177) return true;   // not "Raw": it returns
+    uint32_t offset = libraw_get4(bytes, size, base + 8, little);
+    if (offset == 0xbad0bad) return true;
+    uint32_t at = offset + (uint32_t)base;   // LibRaw's unsigned sum
+    uint32_t entries = libraw_get4(bytes, size, at, little);
+    if (entries > 8192) return true;          // LibRaw returns before either walk
+    uint64_t meta = 0;
+    for (uint64_t entry = at + 8; entries > 0; entries--, entry += 16) {
+        // Tag 0x110: the metadata's offset from base, as LibRaw's unsigned sum.
+        if (libraw_get4(bytes, size, entry, little) == 0x110) meta = libraw_get4(bytes, size, entry + 12, little) + (uint32_t)base;
+    }
+    bool metaLittle = meta + 2 <= size && bytes[meta] == 'I' && bytes[meta + 1] == 'I';
+    uint64_t directory = meta + libraw_get4(bytes, size, meta + 8, metaLittle);
+    uint64_t count = libraw_get4(bytes, size, directory, metaLittle);
+    uint64_t room = directory + 8 <= size ? (size - directory - 8) / 12 : 0;
+    return count <= room;
+}
+
 mb_status mraw_decoder_open_fd(mraw_decoder *d, int fd, size_t size, mraw_info *info) {
     if (d->bytes != NULL || size == 0) return MB_USAGE;
     d->bytes = malloc(size);
@@ -96,6 +144,10 @@ mb_status mraw_decoder_open_fd(mraw_decoder *d, int fd, size_t size, mraw_info *
     if ((size_t)got != size) {
         mb_message_set(&d->message, "the RAW file shrank while it was read");
         return MB_IO;
+    }
+    if (!phase_one_metadata_fits(d->bytes, size)) {
+        mb_message_set(&d->message, "malformed Phase One metadata (its directory claims more entries than the file holds)");
+        return MB_MALFORMED;
     }
     int code = libraw_open_buffer(d->raw, d->bytes, size);
     if (code != LIBRAW_SUCCESS) return failed(d, code);

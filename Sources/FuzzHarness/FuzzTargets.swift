@@ -24,6 +24,7 @@ public enum FuzzTargets {
         .videoDecode,
         .jxlHeader,
         .jxlDecode,
+        .sourceHeader,
         .compareConfig,
         .compareGlob,
         .cacheEntry,

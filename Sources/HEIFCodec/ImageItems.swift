@@ -62,8 +62,9 @@ struct ImageItems {
 
     // MARK: Checks on the whole meta box
 
+    /// In item order: a dictionary's order changes from one read of a file to the next.
     private static func checkLocations(_ meta: HEIFMeta, fileSize: Int) throws(ImageError) {
-        for (id, location) in meta.locations {
+        for (id, location) in meta.locations.sorted(by: { $0.key < $1.key }) {
             for extent in location.extents {
                 let (end, overflow) = extent.offset.addingReportingOverflow(extent.length)
                 switch location.constructionMethod {

@@ -70,10 +70,11 @@ struct Prolog {
             let nameStart = position
             while position < bytes.endIndex, !Self.isSpace(bytes[position]), bytes[position] != UInt8(ascii: "="),
                   bytes[position] != UInt8(ascii: ">"), bytes[position] != UInt8(ascii: "/") { position += 1 }
-            let name = String(decoding: bytes[nameStart..<position], as: UTF8.self)
+            // Only an XML name's bytes: the name may be quoted in a reason, which is one line.
+            let nameBytes = bytes[nameStart..<position], name = String(decoding: nameBytes, as: UTF8.self)
             skipSpaces()
             guard position < bytes.endIndex else { return nil }
-            guard !name.isEmpty, bytes[position] == UInt8(ascii: "=") else {
+            guard !name.isEmpty, nameBytes.allSatisfy(Self.isNameByte), bytes[position] == UInt8(ascii: "=") else {
                 throw ImageError(.malformed, "SVG root tag has a malformed attribute")
             }
             position += 1

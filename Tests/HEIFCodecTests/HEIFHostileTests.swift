@@ -78,6 +78,29 @@ import Testing
         }
     }
 
+    /// Forty items whose data lie past the end, located in descending order: the reason names
+    /// the lowest item every time. The locations were checked in dictionary order, which Swift
+    /// seeds per dictionary, so two reads of one file could name different items (found by the
+    /// source-header fuzz target, which reads each file twice).
+    @Test func itemsPastTheEndAreNamedLowestFirstOnEveryRead() throws {
+        func be(_ value: Int, _ count: Int) -> [UInt8] { (0..<count).reversed().map { UInt8(truncatingIfNeeded: value >> (8 * $0)) } }
+        func box(_ type: String, _ payload: [UInt8]) -> [UInt8] { be(8 + payload.count, 4) + Array(type.utf8) + payload }
+        let fullBox: [UInt8] = [0, 0, 0, 0]
+        let hdlr = box("hdlr", fullBox + be(0, 4) + Array("pict".utf8) + [UInt8](repeating: 0, count: 13))
+        let pitm = box("pitm", fullBox + be(1, 2))
+        let iinf = box("iinf", fullBox + be(1, 2) + box("infe", [2, 0, 0, 0] + be(1, 2) + be(0, 2) + Array("hvc1".utf8) + [0]))
+        // Version 0, 4-byte offsets and lengths, no base offset: id, data reference, one extent.
+        let iloc = box("iloc", fullBox + [0x44, 0x00] + be(40, 2) + (1...40).reversed().flatMap { id in
+            be(id, 2) + be(0, 2) + be(1, 2) + be(0, 4) + be(1 << 20, 4)
+        })
+        let bytes = box("ftyp", Array("heicmif1heic".utf8)) + box("meta", fullBox + hdlr + pitm + iinf + iloc)
+        for _ in 0..<5 {
+            #expect(throws: ImageError(.malformed, "malformed HEIF file: data of item 1 runs past the end of the file")) {
+                try HEIFHeader(bytes: bytes)
+            }
+        }
+    }
+
     @Test func notHEIFIsRefused() throws {
         #expect(throws: ImageError(.malformed, "not a HEIF file (no ftyp box first)")) {
             try HEIFHeader(bytes: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13])

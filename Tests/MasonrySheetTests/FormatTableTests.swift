@@ -196,7 +196,7 @@ import TestSupport
         #expect(SourceHeader.saturatingProduct(Int.max / 2, 4, 8) == .max)
     }
 
-    /// A 120-byte TIFF claiming 4294967295 × 4294967295 pixels: its pixel count saturates and
+    /// A 130-byte TIFF claiming 4294967295 × 4294967295 pixels: its pixel count saturates and
     /// the limits refuse it (the product overflowed, and the header pass trapped: found in the
     /// round-4 fuzz campaign).
     @Test func aTIFFOfTheLargest32BitSidesIsRefusedByTheLimits() throws {

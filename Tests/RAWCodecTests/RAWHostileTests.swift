@@ -97,6 +97,27 @@ func headerError(_ bytes: [UInt8]) -> String? {
         #expect(headerError(Array(original.bytes.prefix(7))) == "not a TIFF-structured camera RAW file")
     }
 
+    /// ExifTool's Phase One IIQ with its first directory emptied: LibRaw 0.20's Phase One parser
+    /// then walks a metadata directory at the offset its "IIII" gives, past the end of the file,
+    /// as 2^32 - 1 entries, for minutes (found by the source-header fuzz target). The bridge
+    /// refuses the file before LibRaw sees it; the intact file still reaches LibRaw.
+    @Test(.timeLimit(.minutes(1)))
+    func aPhaseOneMetadataDirectoryPastTheEndIsRefusedBeforeLibRawWalksIt() throws {
+        let workspace = FileManager.default.temporaryDirectory.appendingPathComponent("raw-hostile-p1-\(getpid())")
+        try FileManager.default.createDirectory(at: workspace, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: workspace) }
+        // "IIII" at byte 8, then "CwaR", then the first directory's offset from byte 8.
+        var iiq = DNGBytes(bytes: try fixtureFolder.bytes("exiftool/PhaseOne.iiq"))
+        let path = workspace.appendingPathComponent("empty-directory.iiq").path
+        try Data(iiq.bytes).write(to: URL(fileURLWithPath: path))
+        #expect(try RAWHeader(file: InputFile(path: path)).width > 0)
+        iiq.set32(8 + iiq.u32(16), 0)
+        try Data(iiq.bytes).write(to: URL(fileURLWithPath: path))
+        #expect(throws: ImageError(.malformed, "malformed Phase One metadata (its directory claims more entries than the file holds)")) {
+            _ = try RAWHeader(file: InputFile(path: path))
+        }
+    }
+
     @Test func aTruncatedSensorIsDrawnFromItsPreviewAndRefusedByTheDemosaic() throws {
         // The preview lies before the sensor: cutting the sensor data short leaves the preview whole.
         let workspace = FileManager.default.temporaryDirectory.appendingPathComponent("raw-hostile-\(getpid())")

@@ -46,7 +46,9 @@ const mb_message *mraw_decoder_message(const mraw_decoder *decoder);
 const mb_message *mraw_decoder_warning(const mraw_decoder *decoder);
 
 /// Reads `size` bytes of `fd` from offset 0 (the caller bounded `size`) and opens them with
-/// libraw_open_buffer: the metadata only. A sensor over max_raw_pixels is MB_LIMIT.
+/// libraw_open_buffer: the metadata only. A sensor over max_raw_pixels is MB_LIMIT. A Phase One
+/// metadata directory claiming more entries than the file holds, which LibRaw 0.20 would walk
+/// for minutes, is MB_MALFORMED before LibRaw sees the bytes.
 mb_status mraw_decoder_open_fd(mraw_decoder *decoder, int fd, size_t size, mraw_info *info);
 
 /// Unpacks the sensor data and demosaics it (libraw_dcraw_process, at half size when half_size:

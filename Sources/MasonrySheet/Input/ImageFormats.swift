@@ -460,8 +460,9 @@ public enum ImageFormats {
     static let wholePictureBudget = 512 << 20
 
     /// Reads the header of an open file, refused when its stored size is over `limits`, or when
-    /// its decoder would hold more than `wholePictureBudget`.
-    static func header(of file: InputFile, limits: DecodeLimits) throws(ImageError) -> (ImageFormat, SourceHeader) {
+    /// its decoder would hold more than `wholePictureBudget`. `package` for the source-header
+    /// fuzz target, which runs the header pass through it.
+    package static func header(of file: InputFile, limits: DecodeLimits) throws(ImageError) -> (ImageFormat, SourceHeader) {
         let format = try format(of: file)
         let header = try format.readHeader(file)
         if let refusal = limits.refusal(width: header.width, height: header.height) { throw refusal }
