@@ -16,9 +16,11 @@ public struct DecodeLimits: Sendable, Hashable {
         self.maxWidth = maxWidth
     }
 
-    /// Why an image of this size is refused, or nil when it is within the limits.
+    /// Why an image of this size is refused, or nil when it is within the limits. A product that
+    /// overflows Int is over any limit (its wrapped value may be small).
     public func refusal(width: Int, height: Int) -> ImageError? {
-        if width.multipliedReportingOverflow(by: height).partialValue > maxPixels || width > maxPixels {
+        let (pixels, overflow) = width.multipliedReportingOverflow(by: height)
+        if overflow || pixels > maxPixels || width > maxPixels {
             return ImageError(.pixelLimit(width: width, height: height, limit: maxPixels))
         }
         if width > maxWidth {

@@ -97,6 +97,8 @@ struct DecodeLimitsTests {
         #expect(DecodeLimits(maxWidth: 64).refusal(width: 64, height: 2) == nil)
         #expect(DecodeLimits(maxPixels: 127).refusal(width: 64, height: 2)?.reason == "image is 64×2, over the 127-pixel limit")
         #expect(DecodeLimits().refusal(width: Int(Int32.max), height: Int(Int32.max))?.kind == .limitExceeded)
+        // 4 × 2^62 wraps to 0 pixels: still over the limit.
+        #expect(DecodeLimits().refusal(width: 4, height: 1 << 62)?.kind == .limitExceeded)
     }
 
     @Test func raisedLimitWithTinyIDATIsRefusedAsTruncated() throws {
