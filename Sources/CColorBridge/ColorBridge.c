@@ -266,6 +266,16 @@ void mcms_transform_destroy(mcms_transform *transform) {
     free(transform);
 }
 
+/// lcms stamps every profile it creates with the time of day (the ICC header's creation date,
+/// bytes 24-35, six big-endian 16-bit fields). A built profile must be the same bytes for the
+/// same parameters at any time: its digest is part of the thumbnail cache key and of the header a
+/// decoder compares with the header pass's (a profile built a second later read as a changed
+/// file). The date is therefore a fixed one, 2000-01-01 00:00:00.
+static void fix_creation_date(uint8_t *bytes, size_t length) {
+    static const uint8_t date[12] = { 0x07, 0xD0, 0, 1, 0, 1, 0, 0, 0, 0, 0, 0 };
+    if (length >= 36) memcpy(bytes + 24, date, sizeof date);
+}
+
 /// Saves `profile` (closed here) with `description` as its desc tag, into malloc'ed bytes.
 static uint8_t *save_profile(cmsContext context, cmsHPROFILE profile, const char *description, size_t *size) {
     uint8_t *bytes = NULL;
@@ -279,6 +289,7 @@ static uint8_t *save_profile(cmsContext context, cmsHPROFILE profile, const char
             free(bytes);
             bytes = NULL;
         }
+        if (bytes != NULL) fix_creation_date(bytes, length);
     }
     if (text != NULL) cmsMLUfree(text);
     if (profile != NULL) cmsCloseProfile(profile);

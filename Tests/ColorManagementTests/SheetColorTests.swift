@@ -107,6 +107,22 @@ import TestSupport
         #expect(try Self.sheet(input, cache, in: folder).bytes == on.bytes)
     }
 
+    /// Pictures whose profile Masonry builds (CICP Display P3, PNG gAMA + cHRM) come
+    /// from the cache in a later run, whatever second it starts in: the built profile's digest is
+    /// in the cache key, and lcms used to stamp it with the time of day.
+    @Test func thumbnailsOfBuiltProfilesComeFromTheCacheInALaterSecond() throws {
+        let folder = TemporaryFolder("masonry-color")
+        let inputs = ["strawberry-cicp-p3.png", "mug-gama-chrm.png"].map { Self.fixtures.path($0) }
+        let arguments = inputs + ["-o", folder.file("s.png"), "-w", "300", "-c", "3", "--cache", folder.file("cache")]
+        let cold = try MasonryExecutable.run(arguments)
+        #expect(cold.status == 0, "\(cold.standardError)")
+        let second = time(nil)
+        while time(nil) == second { usleep(10_000) }
+        let warm = try MasonryExecutable.run(arguments)
+        #expect(warm.status == 0, "\(warm.standardError)")
+        #expect(warm.standardError.contains("(2 from the cache)"), "\(warm.standardError)")
+    }
+
     /// A bad profile never fails a run: the picture is drawn as stored with one warning naming it.
     @Test func brokenProfileIsAWarningAndThePictureAsStored() throws {
         let folder = TemporaryFolder("masonry-color")
