@@ -25,6 +25,7 @@ public enum FuzzTargets {
         .jxlHeader,
         .jxlDecode,
         .sourceHeader,
+        .sourceDecode,
         .compareConfig,
         .compareGlob,
         .cacheEntry,

@@ -492,7 +492,8 @@ public enum ImageFormats {
     /// Opens a decoder for a file the header pass read as `format` with `expected`; a file
     /// that changed since then is an I/O failure (the plan was made for the old one).
     /// With `decodeTransform` (a CMYK profile's), a format that converts while decoding does.
-    static func decoder(for file: InputFile, format: ImageFormat, expected: SourceHeader, limits: DecodeLimits,
+    /// `package` for the source-decode fuzz target, which opens every decoder through it.
+    package static func decoder(for file: InputFile, format: ImageFormat, expected: SourceHeader, limits: DecodeLimits,
                         minimumWidth: Int, minimumHeight: Int, decodeTransform: ColorTransform? = nil) throws(ImageError) -> any RowSource {
         let (header, rows) = if let decodeTransform, let open = format.openConvertingDecoder {
             try open(file, limits, minimumWidth, minimumHeight, decodeTransform)
