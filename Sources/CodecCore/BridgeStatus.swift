@@ -26,8 +26,27 @@ extension ImageError {
         }
     }
 
-    /// A bridge message's text.
+    /// A bridge message's text, each control character shown as its code in brackets (`[1C]`):
+    /// libraries quote the file's own bytes in their messages (libjxl an extra channel's name),
+    /// and a reason is printed on one line after the file's name.
     public static func text(_ message: mb_message) -> String {
-        withUnsafeBytes(of: message.text) { raw in String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self) }
+        let words = withUnsafeBytes(of: message.text) { raw in String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self) }
+        return oneLine(words)
+    }
+
+    /// `text` with each control character (C0, DEL, C1) shown as `[XX]`, its code in hex.
+    public static func oneLine(_ text: String) -> String {
+        func isControl(_ scalar: Unicode.Scalar) -> Bool { scalar.properties.generalCategory == .control }
+        guard text.unicodeScalars.contains(where: isControl) else { return text }
+        var shown = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars {
+            if isControl(scalar) {
+                let hex = String(scalar.value, radix: 16, uppercase: true)
+                shown.append(contentsOf: ("[" + (hex.count < 2 ? "0" : "") + hex + "]").unicodeScalars)
+            } else {
+                shown.append(scalar)
+            }
+        }
+        return String(shown)
     }
 }
