@@ -183,8 +183,12 @@ public struct MatroskaHeader: Sendable {
             case 0x42F3 where field.unsignedValue > 8:
                 throw EBMLReader.malformed("EBMLMaxSizeLength is \(field.unsignedValue), more than 8")
             case 0x4282:
-                let docType = String(decoding: field.value.prefix { $0 != 0 }, as: UTF8.self)
-                guard docType == "matroska" || docType == "webm" else { throw EBMLReader.malformed("DocType '\(docType)' is neither matroska nor webm") }
+                let docType = field.value.prefix { $0 != 0 }
+                guard docType.elementsEqual("matroska".utf8) || docType.elementsEqual("webm".utf8) else {
+                    // The file's bytes, quoted: printable ASCII only, and 32 at most.
+                    let shown = printableASCII(docType.prefix(32)) + (docType.count > 32 ? "…" : "")
+                    throw EBMLReader.malformed("DocType '\(shown)' is neither matroska nor webm")
+                }
             default:
                 break
             }

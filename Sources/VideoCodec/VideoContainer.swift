@@ -89,7 +89,10 @@ public enum VideoContainer: String, Sendable, Hashable, CaseIterable {
 }
 
 /// Four bytes as text, bytes outside printable ASCII shown as '?'.
-func fourCC(_ bytes: ArraySlice<UInt8>) -> String {
+func fourCC(_ bytes: ArraySlice<UInt8>) -> String { printableASCII(bytes) }
+
+/// Bytes of the file as a message quotes them: bytes outside printable ASCII shown as '?'.
+func printableASCII(_ bytes: some Collection<UInt8>) -> String {
     String(bytes.map { (0x20...0x7E).contains($0) ? Character(Unicode.Scalar($0)) : "?" })
 }
 

@@ -113,6 +113,25 @@ import VideoCodec
                                     + element([0xE0], element([0xB0], [64]) + element([0xBA], [48])))
     static func tracks(_ entries: [UInt8]) -> [UInt8] { element([0x16, 0x54, 0xAE, 0x6B], entries) }
 
+    /// A DocType that is neither Matroska's nor WebM's is quoted in the reason as printable ASCII,
+    /// 32 bytes at most (the source-header fuzz target found a control byte copied into it).
+    @Test func anUnknownDocTypeIsQuotedPrintably() throws {
+        func refusal(_ docType: [UInt8]) -> ImageError? {
+            let header = Self.element([0x1A, 0x45, 0xDF, 0xA3], Self.element([0x42, 0x82], docType))
+            do {
+                _ = try MatroskaHeader(bytes: header + Self.element(Self.segmentID, Self.info + Self.tracks(Self.videoTrack)))
+                return nil
+            } catch {
+                return error
+            }
+        }
+        #expect(refusal([0x02]) == ImageError(.malformed, "malformed Matroska file: DocType '?' is neither matroska nor webm"))
+        #expect(refusal(Array("mkv\u{1B}[2J".utf8)) == ImageError(.malformed, "malformed Matroska file: DocType 'mkv?[2J' is neither matroska nor webm"))
+        #expect(refusal([UInt8](repeating: 0x61, count: 40))
+                == ImageError(.malformed, "malformed Matroska file: DocType '\(String(repeating: "a", count: 32))…' is neither matroska nor webm"))
+        #expect(refusal(Array("webm".utf8)) == nil)
+    }
+
     /// A file written live puts its SeekHead first and Info and Tracks after the Clusters: the
     /// SeekHead's positions find them; DisplayWidth × DisplayHeight 16 × 9 of a 64 × 48 picture
     /// is FFmpeg's sample aspect ratio 48·16 : 64·9 = 4:3; Colour's transfer is kept.
