@@ -16,11 +16,6 @@ func malformedHEIF(_ detail: String) -> ImageError {
     ImageError(.malformed, "malformed HEIF file: \(detail)")
 }
 
-/// A box's four-character code as text (bytes outside printable ASCII shown as '?').
-func fourCC(_ bytes: ArraySlice<UInt8>) -> String {
-    String(bytes.map { (0x20...0x7E).contains($0) ? Character(Unicode.Scalar($0)) : "?" })
-}
-
 /// Reads a box header (size, type, optional 64-bit size) at `offset` from `header`, the first
 /// up-to-16 bytes there. `limit` is where the enclosing box (or the file) ends; a box that
 /// runs past it, a size smaller than its own header, or a size 0 where `zeroSizeAllowed` is

@@ -88,14 +88,6 @@ public enum VideoContainer: String, Sendable, Hashable, CaseIterable {
     }
 }
 
-/// Four bytes as text, bytes outside printable ASCII shown as '?'.
-func fourCC(_ bytes: ArraySlice<UInt8>) -> String { printableASCII(bytes) }
-
-/// Bytes of the file as a message quotes them: bytes outside printable ASCII shown as '?'.
-func printableASCII(_ bytes: some Collection<UInt8>) -> String {
-    String(bytes.map { (0x20...0x7E).contains($0) ? Character(Unicode.Scalar($0)) : "?" })
-}
-
 func readBigEndian32(_ bytes: [UInt8], _ at: Int) -> UInt32 {
     UInt32(bytes[at]) << 24 | UInt32(bytes[at + 1]) << 16 | UInt32(bytes[at + 2]) << 8 | UInt32(bytes[at + 3])
 }
