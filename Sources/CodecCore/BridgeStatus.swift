@@ -35,7 +35,7 @@ extension ImageError {
     }
 
     /// `text` with each control character (C0, DEL, C1) shown as `[XX]`, its code in hex.
-    public static func oneLine(_ text: String) -> String {
+    static func oneLine(_ text: String) -> String {
         func isControl(_ scalar: Unicode.Scalar) -> Bool { scalar.properties.generalCategory == .control }
         guard text.unicodeScalars.contains(where: isControl) else { return text }
         var shown = String.UnicodeScalarView()
