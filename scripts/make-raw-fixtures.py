@@ -129,10 +129,12 @@ class TIFFWriter:
         self.data[position : position + 4] = struct.pack("<I", value)
 
 
-def write_dng(path, rgb, pattern="RGGB", orientation=1, previews=(), make="Masonry", model="Fixture"):
+def write_dng(path, rgb, pattern="RGGB", orientation=1, previews=(), make="Masonry", model="Fixture", default_scale=None):
     """A DNG as cameras lay one out: the directories first (IFD0 at offset 8, where detection reads
     it), then the previews' and the sensor's bytes. IFD0 is the first preview (or the sensor when
-    there is none); more previews and the sensor are SubIFDs. `previews` are JPEG byte strings."""
+    there is none); more previews and the sensor are SubIFDs. `previews` are JPEG byte strings.
+    `default_scale` (horizontal, vertical), when given, is the sensor directory's DefaultScale: its
+    pixels are not square, and `rgb` is the sensor's grid, not the picture shown."""
     height, width, _ = rgb.shape
     sensor = mosaic(rgb, pattern).tobytes()
     common = [
@@ -152,7 +154,8 @@ def write_dng(path, rgb, pattern="RGGB", orientation=1, previews=(), make="Mason
             return [(254, "L", [0]), (256, "L", [width]), (257, "L", [height]), (258, "S", [16]), (259, "S", [1]),
                     (262, "S", [32803]), (273, "L", [blob_offsets[-1]]), (277, "S", [1]), (278, "L", [height]),
                     (279, "L", [len(sensor)]), (284, "S", [1]), (33421, "S", [2, 2]), (33422, "B", PATTERNS[pattern]),
-                    (50714, "L", [0]), (50717, "L", [WHITE])]
+                    (50714, "L", [0]), (50717, "L", [WHITE])] + (
+                       [(50718, "R", [(default_scale[0], 1), (default_scale[1], 1)])] if default_scale else [])
 
         def preview_entries(index):
             p = Image.open(io.BytesIO(previews[index]))
@@ -178,38 +181,92 @@ def write_dng(path, rgb, pattern="RGGB", orientation=1, previews=(), make="Mason
     path.write_bytes(data)
 
 
-# name, sensor size, CFA, orientation, previews (sizes; None for full size). bggr-preview-rot90's
-# previews carry an EXIF Orientation of 3 (180°), which disagrees with its IFD0's 6.
+# name, size shown, CFA, orientation, previews (sizes; None for full size), DefaultScale
+# (horizontal, vertical; None for square pixels). bggr-preview-rot90's previews carry an EXIF
+# Orientation of 3 (180°), which disagrees with its IFD0's 6. The last two have pixels that are not
+# square, as some cameras' sensors (Nikon's D1X: twice as tall as wide): the sensor holds the shown
+# picture squeezed by the scale, and LibRaw stretches it back.
 FIXTURE_SET = [
-    ("rggb-preview-full", (192, 128), "RGGB", 1, [(48, 32), None]),
-    ("bggr-preview-rot90", (192, 128), "BGGR", 6, [(48, 32), None]),
-    ("grbg-preview-rot180", (160, 120), "GRBG", 3, [None]),
-    ("gbrg-thumb-only-rot270", (192, 128), "GBRG", 8, [(48, 32)]),
-    ("rggb-no-preview", (160, 96), "RGGB", 1, []),
-    ("bggr-no-preview-mirrored", (128, 96), "BGGR", 2, []),
+    ("rggb-preview-full", (192, 128), "RGGB", 1, [(48, 32), None], None),
+    ("bggr-preview-rot90", (192, 128), "BGGR", 6, [(48, 32), None], None),
+    ("grbg-preview-rot180", (160, 120), "GRBG", 3, [None], None),
+    ("gbrg-thumb-only-rot270", (192, 128), "GBRG", 8, [(48, 32)], None),
+    ("rggb-no-preview", (160, 96), "RGGB", 1, [], None),
+    ("bggr-no-preview-mirrored", (128, 96), "BGGR", 2, [], None),
+    ("rggb-tall-pixels-no-preview", (160, 96), "RGGB", 1, [], (1, 2)),
+    ("grbg-wide-pixels-preview", (192, 128), "GRBG", 1, [(48, 32), None], (2, 1)),
 ]
+
+
+def stretch(rgb, aspect):
+    """LibRaw 0.20's `stretch` of a demosaic whose pixels are `aspect` (width over height) times
+    as wide as tall: more rows (aspect < 1) or columns, each between the two nearest by linear
+    interpolation. LibRaw does it on its 16-bit linear picture before the output curve; here on the
+    8-bit output, which differs by a few levels where the picture changes fast."""
+    rows = aspect < 1   # stretched along the columns: work on the transposed picture
+    picture = rgb.astype(numpy.float64)
+    if rows:
+        picture = picture.transpose(1, 0, 2)
+        aspect = 1 / aspect
+    height, width, _ = picture.shape
+    count = int(width * aspect + 0.5)
+    out = numpy.zeros((height, count, 3))
+    position = 0.0
+    for column in range(count):
+        left = int(position)
+        fraction = position - left
+        out[:, column] = picture[:, left] * (1 - fraction) + picture[:, min(left + 1, width - 1)] * fraction
+        position += 1 / aspect
+    out = numpy.clip(numpy.floor(out + 0.5), 0, 255).astype(numpy.uint8)
+    return out.transpose(1, 0, 2) if rows else out
+
+
+def squeezed(rgb, default_scale):
+    """The sensor's grid of a picture shown at `rgb`'s size: each run of `scale` rows (or columns)
+    averaged into one."""
+    if not default_scale:
+        return rgb
+    horizontal, vertical = default_scale
+    height, width, _ = rgb.shape
+    grid = rgb.astype(numpy.float64).reshape(height // vertical, vertical, width // horizontal, horizontal, 3)
+    return numpy.round(grid.mean(axis=(1, 3))).astype(numpy.uint8)
 
 
 def make_fixtures():
     import rawpy
 
     FIXTURES.mkdir(parents=True, exist_ok=True)
-    lines = ["# name width height orientation previews(WxH,...) — written by scripts/make-raw-fixtures.py"]
-    for name, (width, height), pattern, orientation, sizes in FIXTURE_SET:
+    lines = ["# name width height orientation previews(WxH,...) sensor(WxH) — written by scripts/make-raw-fixtures.py"]
+    for name, (width, height), pattern, orientation, sizes, default_scale in FIXTURE_SET:
         rgb = scene(width, height)
         previews = [jpeg(rgb, size, exif_orientation=3 if name == "bggr-preview-rot90" else None) for size in sizes]
         # The largest preview first in IFD0 when there are several, as cameras do.
         previews.sort(key=len, reverse=True)
         path = FIXTURES / f"{name}.dng"
-        write_dng(path, rgb, pattern, orientation, previews)
-        with rawpy.imread(str(path)) as raw:
-            half = raw.postprocess(half_size=True, user_flip=0, output_bps=8)
+        sensor = squeezed(rgb, default_scale)
+        write_dng(path, sensor, pattern, orientation, previews, default_scale=default_scale)
+        if default_scale:
+            # rawpy's LibRaw (0.22) stretches by repeating rows or columns; Masonry's (Debian's 0.20)
+            # interpolates them. The reference: rawpy's demosaic of the same sensor taken as square,
+            # stretched here by LibRaw 0.20's rule.
+            square = FIXTURES / f"{name}.square.dng"
+            write_dng(square, sensor, pattern, orientation, previews)
+            with rawpy.imread(str(square)) as raw:
+                half = stretch(raw.postprocess(half_size=True, user_flip=0, output_bps=8), default_scale[0] / default_scale[1])
+            square.unlink()
+        else:
+            with rawpy.imread(str(path)) as raw:
+                half = raw.postprocess(half_size=True, user_flip=0, output_bps=8)
         Image.fromarray(half).save(FIXTURES / f"{name}.demosaic.png", optimize=True)
         if previews:
             Image.open(io.BytesIO(previews[0])).convert("RGB").save(FIXTURES / f"{name}.preview.png", optimize=True)
         shapes = ",".join("%dx%d" % Image.open(io.BytesIO(p)).size for p in previews) or "-"
-        lines.append(f"{name} {width} {height} {orientation} {shapes}")
+        lines.append(f"{name} {width} {height} {orientation} {shapes} {sensor.shape[1]}x{sensor.shape[0]}")
     (FIXTURES / "references.txt").write_text("\n".join(lines) + "\n")
+    # The command's test of a tile whose sensor pixels are not square (RAWSheetTests).
+    sheet_fixtures = ROOT / "Tests/MasonrySheetTests/Fixtures/RAW"
+    sheet_fixtures.mkdir(exist_ok=True)
+    (sheet_fixtures / "tall-pixels.dng").write_bytes((FIXTURES / "rggb-tall-pixels-no-preview.dng").read_bytes())
     # The format table's RAW sample (Tests/MasonrySheetTests/Fixtures/Formats, the others by
     # scripts/make-format-samples.py): its 48×32 picture as a sensor image with a full-size preview.
     picture = Image.open(ROOT / "SampleImages/01-astronaut.png").convert("RGB").resize((48, 32), Image.LANCZOS)
@@ -218,22 +275,33 @@ def make_fixtures():
 
 
 def list_real_samples():
-    """rawpy's (LibRaw's) sizes of the real camera samples (ExifTool's test images, metadata with
-    the pixel data stripped; see Fixtures/exiftool/LICENSE.md): the outside reference the header
-    walk is checked against."""
-    import rawpy
+    """The size of the picture LibRaw makes of each real camera sample (ExifTool's test images,
+    metadata with the pixel data stripped; see Fixtures/exiftool/LICENSE.md), as shown: the outside
+    reference the header is checked against. It comes from the LibRaw Masonry runs, Debian's
+    libraw_r.so.20, through its C interface (ctypes): libraw_adjust_sizes_info_only turns a Fuji
+    SuperCCD's diagonal sensor upright, stretches pixels that are not square, and applies the flip.
+    rawpy's bundled LibRaw is a later version, which lays the SuperCCD sample out differently."""
+    import ctypes
 
+    libraw = ctypes.CDLL("libraw_r.so.20")
+    libraw.libraw_init.restype = ctypes.c_void_p
+    libraw.libraw_init.argtypes = [ctypes.c_uint]
+    for function in ["libraw_open_file"]:
+        getattr(libraw, function).argtypes = [ctypes.c_void_p, ctypes.c_char_p]
+    for function in ["libraw_adjust_sizes_info_only", "libraw_get_iwidth", "libraw_get_iheight", "libraw_close"]:
+        getattr(libraw, function).argtypes = [ctypes.c_void_p]
     folder = FIXTURES / "exiftool"
-    lines = ["# name width height flip (LibRaw's, through rawpy), or 'unsupported' — written by scripts/make-raw-fixtures.py"]
+    lines = ["# name width height (the picture LibRaw 0.20 makes, as shown), or 'unsupported' — written by scripts/make-raw-fixtures.py"]
     for path in sorted(folder.iterdir()):
         if path.suffix in (".md", ".txt"):
             continue
-        try:
-            with rawpy.imread(str(path)) as raw:
-                lines.append(f"{path.name} {raw.sizes.width} {raw.sizes.height} {raw.sizes.flip}")
-        except rawpy.LibRawError:
+        handle = libraw.libraw_init(0)
+        if libraw.libraw_open_file(handle, str(path).encode()) == 0 and libraw.libraw_adjust_sizes_info_only(handle) == 0:
+            lines.append(f"{path.name} {libraw.libraw_get_iwidth(handle)} {libraw.libraw_get_iheight(handle)}")
+        else:
             lines.append(f"{path.name} unsupported")
-    (folder / "rawpy-sizes.txt").write_text("\n".join(lines) + "\n")
+        libraw.libraw_close(handle)
+    (folder / "libraw-shown-sizes.txt").write_text("\n".join(lines) + "\n")
 
 
 def make_hostile_seeds():
@@ -262,11 +330,18 @@ def make_hostile_seeds():
     struct.pack_into("<I", huge, entry(sensor, 257) + 8, 150000)
     seeds["hostile-huge-sensor.dng"] = huge
     seeds["hostile-truncated-sensor.dng"] = data[: len(data) - 10000]
+    # Pixels that are not square: the DefaultScale rationals, and LibRaw's stretch.
+    for name in ["rggb-tall-pixels-no-preview.dng", "grbg-wide-pixels-preview.dng"]:
+        seeds[name] = (FIXTURES / name).read_bytes()
     for target in ["raw-header", "raw-decode"]:
         folder = ROOT / "Tests/FuzzReplayTests/Corpus" / target
         folder.mkdir(parents=True, exist_ok=True)
         for name, payload in seeds.items():
             (folder / name).write_bytes(bytes(payload))
+    # A Fuji SuperCCD (LibRaw's metadata: its sensor layout turned upright), for the decoder only:
+    # the header target reads TIFF-structured RAWs alone.
+    superccd = (FIXTURES / "exiftool/FujiFilm.raf").read_bytes()
+    (ROOT / "Tests/FuzzReplayTests/Corpus/raw-decode/fujifilm-superccd.raf").write_bytes(superccd)
 
 
 def make_bench(source, target, count):

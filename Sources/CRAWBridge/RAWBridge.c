@@ -22,6 +22,7 @@ struct mraw_decoder {
     uint64_t max_raw_pixels;
     mb_message message;                   // the first failure
     mb_message warning;                   // the first data error LibRaw recovered from
+    bool sized;                           // mraw_decoder_shown_size ran: no demosaic now
 };
 
 const char *mraw_library_version(void) { return LIBRAW_VERSION_STR; }
@@ -169,8 +170,28 @@ mb_status mraw_decoder_open_fd(mraw_decoder *d, int fd, size_t size, mraw_info *
     return MB_OK;
 }
 
+mb_status mraw_decoder_shown_size(mraw_decoder *d, uint32_t *width, uint32_t *height) {
+    if (d->bytes == NULL || d->image != NULL || d->sized) return MB_USAGE;
+    d->sized = true;
+    int code = libraw_adjust_sizes_info_only(d->raw);
+    if (code != LIBRAW_SUCCESS) return failed(d, code);
+    uint32_t shown_width = d->raw->sizes.iwidth, shown_height = d->raw->sizes.iheight;
+    if (d->raw->sizes.flip & 4) {   // LibRaw swapped them for its flip, which Masonry applies itself
+        uint32_t swap = shown_width;
+        shown_width = shown_height;
+        shown_height = swap;
+    }
+    if (shown_width == 0 || shown_height == 0) {
+        mb_message_set(&d->message, "RAW file has no picture LibRaw can make");
+        return MB_UNSUPPORTED;
+    }
+    *width = shown_width;
+    *height = shown_height;
+    return MB_OK;
+}
+
 mb_status mraw_decoder_demosaic(mraw_decoder *d, int half_size, uint32_t *width, uint32_t *height) {
-    if (d->bytes == NULL || d->image != NULL) return MB_USAGE;
+    if (d->bytes == NULL || d->image != NULL || d->sized) return MB_USAGE;
     d->raw->params.half_size = half_size ? 1 : 0;
     d->raw->params.user_flip = 0;     // stored orientation: Masonry turns the tile
     d->raw->params.output_bps = 8;

@@ -13,6 +13,7 @@
     X(libraw_set_dataerror_handler) \
     X(libraw_set_memerror_handler) \
     X(libraw_open_buffer) \
+    X(libraw_adjust_sizes_info_only) \
     X(libraw_unpack) \
     X(libraw_dcraw_process) \
     X(libraw_dcraw_make_mem_image) \
@@ -31,6 +32,7 @@ MB_DECLARE_LIBRARY(libraw, LIBRAW_LIBRARY_FUNCTIONS(MB_FUNCTION_POINTER))
 #define libraw_set_dataerror_handler libraw_functions.libraw_set_dataerror_handler
 #define libraw_set_memerror_handler libraw_functions.libraw_set_memerror_handler
 #define libraw_open_buffer libraw_functions.libraw_open_buffer
+#define libraw_adjust_sizes_info_only libraw_functions.libraw_adjust_sizes_info_only
 #define libraw_unpack libraw_functions.libraw_unpack
 #define libraw_dcraw_process libraw_functions.libraw_dcraw_process
 #define libraw_dcraw_make_mem_image libraw_functions.libraw_dcraw_make_mem_image

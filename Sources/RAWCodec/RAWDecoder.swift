@@ -48,7 +48,7 @@ public final class RAWDecoder: RowSource {
             guard file.size <= RAWHeader.maxFileBytes else {
                 throw ImageError(.limitExceeded, "RAW file of \(file.size) bytes is over the \(RAWHeader.maxFileBytes)-byte limit")
             }
-            let pixels = try RAWLibrary.Demosaic(file: file, limits: limits, target: target)
+            let pixels = try RAWLibrary.Demosaic(file: file, shown: (header.width, header.height), limits: limits, target: target)
             preview = nil
             demosaic = pixels
             width = pixels.width

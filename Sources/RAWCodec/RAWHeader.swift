@@ -11,17 +11,19 @@ import TIFFCodec
 ///   their own magic numbers) are read by Masonry's own directory walk (`TIFFStructure`, TIFF's
 ///   bounded reader): IFD0's chain and every SubIFD, at most `maxDirectories` of them, a directory
 ///   met twice refusing the file. The size is the largest sensor directory's (CFA or linear raw,
-///   the DNG way; its ActiveArea when it has one, as LibRaw crops), else the largest preview's; the orientation is IFD0's Orientation, the one
+///   the DNG way; its ActiveArea when it has one, as LibRaw crops; stretched square by its
+///   DefaultScale when its pixels are not, as LibRaw stretches), else the largest preview's; the orientation is IFD0's Orientation, the one
 ///   LibRaw reads as its `flip`. Each JPEG preview (JPEGInterchangeFormat and its length, or a
 ///   one-strip JPEG-compressed directory that is not the sensor) must lie inside the file, else
 ///   the file is refused; its size comes from its own JPEG frame header (a lossless JPEG, a CR2's
 ///   sensor data, is not a preview).
 /// - RAF: the JPEG preview's offset and length from the RAF header (bytes 84–91), the size and
-///   orientation from LibRaw (`RAWLibrary.metadata`), which reads the whole file in memory.
+///   orientation from LibRaw (`RAWLibrary.metadata`: the picture it makes, a SuperCCD's
+///   diagonal sensor turned upright), which reads the whole file in memory.
 /// - CR3 and every other container LibRaw opens: LibRaw's metadata only, no preview (the
 ///   demosaic draws them).
 public struct RAWHeader: Sendable, Hashable {
-    /// The picture's stored size (before `orientation`).
+    /// The picture's stored size (before `orientation`), in square pixels: the size of what is drawn.
     public let width: Int
     public let height: Int
     /// The camera's orientation (IFD0's Orientation, LibRaw's `flip`), not the previews'.
@@ -46,7 +48,7 @@ public struct RAWHeader: Sendable, Hashable {
         static let compression: UInt16 = 259, photometric: UInt16 = 262, make: UInt16 = 271, stripOffsets: UInt16 = 273
         static let orientation: UInt16 = 274, stripByteCounts: UInt16 = 279, subIFDs: UInt16 = 330
         static let jpegInterchangeFormat: UInt16 = 513, jpegInterchangeFormatLength: UInt16 = 514
-        static let cfaPattern: UInt16 = 33422, dngVersion: UInt16 = 50706, activeArea: UInt16 = 50829
+        static let cfaPattern: UInt16 = 33422, dngVersion: UInt16 = 50706, defaultScale: UInt16 = 50718, activeArea: UInt16 = 50829
     }
     /// Photometric interpretations of sensor data (DNG): colour filter array, linear raw.
     static let sensorPhotometrics: Set<UInt64> = [32803, 34892]
@@ -137,6 +139,7 @@ public struct RAWHeader: Sendable, Hashable {
         var visited: Set<UInt64> = []
         var first: TIFFDirectory?
         var sensor: (width: Int, height: Int)?
+        var sensorScale: [Double]?
         var previews: [RAWPreview] = []
         var previewRanges: [(offset: UInt64, length: UInt64)] = []
         while let offset = pending.popLast() {
@@ -161,7 +164,10 @@ public struct RAWHeader: Sendable, Hashable {
                    area[0] < area[2], area[1] < area[3], area[2] <= h, area[3] <= w {
                     size = (Int(area[3] - area[1]), Int(area[2] - area[0]))
                 }
-                if sensor == nil || Self.pixels(size) > Self.pixels(sensor!) { sensor = size }
+                if sensor == nil || Self.pixels(size) > Self.pixels(sensor!) {
+                    sensor = size
+                    sensorScale = try tiff.reals(Tag.defaultScale, in: directory, limit: 2)
+                }
                 continue
             }
             if let start = try tiff.integer(Tag.jpegInterchangeFormat, in: directory),
@@ -187,7 +193,8 @@ public struct RAWHeader: Sendable, Hashable {
         let largest = previews.max { $0.width * $0.height < $1.width * $1.height }
         self.previews = previews
         container = .tiffStructured
-        guard let shown = sensor ?? largest.map({ ($0.width, $0.height) }) else {
+        guard let shown = try sensor.map({ size throws(ImageError) in try Self.squared(size, defaultScale: sensorScale) })
+                ?? largest.map({ ($0.width, $0.height) }) else {
             guard let libRawMetadata else {
                 throw ImageError(.unsupported, "RAW file has neither a sensor image directory nor a JPEG preview Masonry can read")
             }
@@ -203,6 +210,27 @@ public struct RAWHeader: Sendable, Hashable {
         let orientationTag = (try? tiff.integer(Tag.orientation, in: first)) ?? nil
         orientation = ExifOrientation(rawValue: Int(clamping: orientationTag ?? 1)) ?? .up
         sensorPixels = sensor.map(Self.pixels) ?? 0
+    }
+
+    /// The picture LibRaw makes of a `sensor` whose pixels DNG's DefaultScale (horizontal,
+    /// vertical) says are not square: stretched square along one side, with LibRaw's arithmetic
+    /// (its pixel aspect is the scales' ratio in `float`; within 0.5 % of 1 it is 1; a side is
+    /// rounded to a 16-bit count). A ratio outside 0.1–10, which LibRaw refuses to demosaic,
+    /// leaves the size as it is; a side stretched past 65,535 pixels, which LibRaw would wrap,
+    /// refuses the file.
+    static func squared(_ sensor: (width: Int, height: Int), defaultScale: [Double]?) throws(ImageError) -> (width: Int, height: Int) {
+        guard let scales = defaultScale, scales.count == 2 else { return sensor }
+        let horizontal = Float(scales[0]), vertical = Float(scales[1])
+        guard horizontal > 0.00001, vertical > 0.00001 else { return sensor }
+        let aspect = Double(horizontal / vertical)
+        guard aspect >= 0.1, aspect <= 10 else { return sensor }
+        var shown = sensor
+        if aspect < 0.995 { shown.height = Int((Double(sensor.height) / aspect + 0.5).rounded(.down)) }
+        if aspect > 1.005 { shown.width = Int((Double(sensor.width) * aspect + 0.5).rounded(.down)) }
+        guard shown.width <= Int(UInt16.max), shown.height <= Int(UInt16.max) else {
+            throw ImageError(.unsupported, "RAW picture stretched square by its DefaultScale would be \(shown.width)×\(shown.height), over LibRaw's 65,535 pixels a side")
+        }
+        return shown
     }
 
     /// A sensor directory's pixels, saturated at `Int.max`: each side may be up to 2³² − 1, and
@@ -240,9 +268,14 @@ public struct RAWHeader: Sendable, Hashable {
     /// the unpacked sensor (2 bytes a pixel), LibRaw's half-size working image (8 bytes a
     /// quarter pixel) and its RGB8 copy. Saturates.
     public func demosaicBytes(fileSize: Int) -> Int {
-        let sensor = sensorPixels > 0 ? sensorPixels : width * height
+        let shown = Self.pixels((width, height))
+        let sensor = sensorPixels > 0 ? sensorPixels : shown
+        // A picture stretched square (pixels not square) adds its stretched working image and RGB8 copy.
+        let stretched = shown > sensor ? Self.pixels((shown - sensor, 3)) : 0
         let (work, overflow) = sensor.multipliedReportingOverflow(by: 5)
-        return overflow ? .max : fileSize.addingReportingOverflow(work).overflow ? .max : fileSize + work
+        let (whole, sumOverflow) = work.addingReportingOverflow(stretched)
+        guard !overflow, !sumOverflow, !fileSize.addingReportingOverflow(whole).overflow else { return .max }
+        return fileSize + whole
     }
 
     /// How a tile that needs at least `target` (stored orientation) is drawn.

@@ -20,12 +20,17 @@ enum RAWLibrary {
     /// LibRaw may allocate at most this much at once (its `max_raw_memory_mb`).
     static let maxMemoryMB: UInt32 = 1024
 
-    /// LibRaw's metadata (no pixel unpacked). The caller bounded the file's size.
+    /// LibRaw's metadata (no pixel unpacked), with the size of the picture it makes (a Fuji
+    /// SuperCCD's turned upright, pixels stretched square). The caller bounded the file's size.
     static func metadata(of file: InputFile) throws(ImageError) -> RAWMetadata {
         let opened = try Opened(file: file, maxPixels: UInt64.max)
-        let info = opened.info
-        return RAWMetadata(width: Int(info.width), height: Int(info.height), orientation: orientation(flip: info.flip),
-                           sensorPixels: Int(info.raw_width) * Int(info.raw_height))
+        var width: UInt32 = 0, height: UInt32 = 0
+        let status = mraw_decoder_shown_size(opened.decoder, &width, &height)
+        guard status == MB_OK else {
+            throw ImageError(bridge: status, message: mraw_decoder_message(opened.decoder).pointee, fallback: "LibRaw cannot size the picture")
+        }
+        return RAWMetadata(width: Int(width), height: Int(height), orientation: orientation(flip: opened.info.flip),
+                           sensorPixels: Int(opened.info.raw_width) * Int(opened.info.raw_height))
     }
 
     /// LibRaw's `flip` as an EXIF orientation (dcraw maps EXIF 1…8 to flips 0, 1, 3, 2, 4, 6, 7, 5).
@@ -59,7 +64,8 @@ enum RAWLibrary {
     }
 
     /// A demosaic, held whole (LibRaw makes it in one call) in RGB8: at half size (each 2×2
-    /// cell of the sensor one pixel) when that is still at least twice `target`, else full size.
+    /// cell of the sensor one pixel) when half of `shown` (the header's size of the picture
+    /// LibRaw makes) is still at least twice `target`, else full size.
     final class Demosaic {
         let width: Int
         let height: Int
@@ -68,9 +74,9 @@ enum RAWLibrary {
         private let opened: Opened
         private let pixels: UnsafePointer<UInt8>
 
-        init(file: InputFile, limits: DecodeLimits, target: DecodeTarget) throws(ImageError) {
+        init(file: InputFile, shown: (width: Int, height: Int), limits: DecodeLimits, target: DecodeTarget) throws(ImageError) {
             opened = try Opened(file: file, maxPixels: UInt64(max(limits.maxPixels, 0)))
-            let half = target.accepts(width: Int(opened.info.width) / 2, height: Int(opened.info.height) / 2)
+            let half = target.accepts(width: shown.width / 2, height: shown.height / 2)
             var width: UInt32 = 0, height: UInt32 = 0
             let status = mraw_decoder_demosaic(opened.decoder, half ? 1 : 0, &width, &height)
             guard status == MB_OK, let pixels = mraw_decoder_pixels(opened.decoder) else {

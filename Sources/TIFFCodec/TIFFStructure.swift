@@ -46,6 +46,30 @@ public struct TIFFStructure {
         try integers(tag, in: directory, limit: 1)?.first
     }
 
+    /// Up to `limit` values of `tag` in `directory` as real numbers, LibRaw's way (`getreal`): a
+    /// RATIONAL or SRATIONAL is its numerator over its denominator (a zero denominator gives an
+    /// infinity or NaN, as in C), an integer type its value. Nil when the tag is absent or of
+    /// another type; an array that runs past the end of the file is refused.
+    public mutating func reals(_ tag: UInt16, in directory: TIFFDirectory, limit: Int) throws(ImageError) -> [Double]? {
+        guard let entry = directory.entries.entries[tag] else { return nil }
+        switch entry.type {
+        case 5, 10:
+            // Each value is two 32-bit words: read them as twice as many LONGs.
+            guard entry.count <= UInt64(UInt32.max) else {
+                throw ImageError(.malformed, "TIFF tag \(entry.tag)'s \(entry.count) values lie past the end of the file")
+            }
+            let words = TIFFEntry(tag: entry.tag, type: 4, count: 2 * entry.count, valueOffset: entry.valueOffset)
+            let pairs = try reader.integers(of: words, limit: 2 * limit)
+            let signed = entry.type == 10
+            func word(_ value: UInt64) -> Double { signed ? Double(Int32(truncatingIfNeeded: value)) : Double(value) }
+            return stride(from: 0, to: pairs.count - 1, by: 2).map { (at: Int) -> Double in word(pairs[at]) / word(pairs[at + 1]) }
+        case 1, 3, 4:
+            return try reader.integers(of: entry, limit: limit).map(Double.init)
+        default:
+            return nil
+        }
+    }
+
     /// An ASCII tag's text up to its first NUL (at most `limit` bytes), nil when absent or
     /// past the end of the file.
     public mutating func text(_ tag: UInt16, in directory: TIFFDirectory, limit: Int = 64) throws(ImageError) -> String? {

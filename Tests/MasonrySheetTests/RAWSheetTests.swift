@@ -1,4 +1,5 @@
 import Foundation
+import PNGCodec
 import Testing
 import TestSupport
 
@@ -26,6 +27,29 @@ import TestSupport
         #expect(item["format"] as? String == "RAW")
         #expect(item["rawSource"] as? String == source, "\(item)")
         #expect(item["sourceWidth"] as? Int == 48 && item["sourceHeight"] as? Int == 32)
+    }
+
+    /// tall-pixels.dng's sensor is 160×48 with a DefaultScale of 1 across and 2 down (pixels twice
+    /// as tall as wide, as Nikon's D1X has): its tile has the shape of the 160×96 picture LibRaw
+    /// makes, not the sensor's, and shows the picture's marks where they are.
+    @Test func aTileOfPixelsThatAreNotSquareHasThePicturesShape() throws {
+        let folder = TemporaryFolder()
+        let fixture = Bundle.module.resourceURL!.appendingPathComponent("Fixtures/RAW/tall-pixels.dng")
+        try FileManager.default.copyItem(atPath: fixture.path, toPath: folder.file("shot.dng"))
+        let run = try MasonryExecutable.run(["shot.dng", "-o", "s.png", "--manifest", "m.json", "--width", "160",
+                                             "--columns", "1", "--margin", "0"], in: folder.path)
+        #expect(run.status == 0, "stderr: \(run.standardError)")
+        let item = try #require(try Self.items(folder)["shot.dng"])
+        #expect(item["sourceWidth"] as? Int == 160 && item["sourceHeight"] as? Int == 96, "\(item)")
+        #expect(item["width"] as? Int == 160 && item["height"] as? Int == 96, "\(item)")
+        // The scene's red block covers the top quarter's left third; the blue block the bottom
+        // half's right quarter: at their centres in the tile, and only there if the shape holds.
+        let sheet = try PNGDecoder.decodeRGBA(contentsOfFile: folder.file("s.png"))
+        try #require(sheet.width == 160 && sheet.height == 96, "\(sheet.width)×\(sheet.height)")
+        func pixel(_ x: Int, _ y: Int) -> [UInt8] { Array(sheet.pixels[(y * sheet.width + x) * 4 ..< (y * sheet.width + x) * 4 + 3]) }
+        let red = pixel(26, 12), blue = pixel(140, 84)
+        #expect(red[0] > 150 && red[1] < 100 && red[2] < 100, "\(red)")
+        #expect(blue[2] > 120 && blue[0] < 100 && blue[1] < 100, "\(blue)")
     }
 
     @Test func aRAWWhosePreviewPointsPastTheFileIsSkippedByName() throws {

@@ -3,7 +3,7 @@
 import Foundation
 import CodecCore
 import JPEGCodec
-import RAWCodec
+@testable import RAWCodec
 import Raster
 @_exported import TestSupport
 import Testing
@@ -13,23 +13,28 @@ let fixtureFolder = FixtureFolder(in: .module)
 /// One line of `references.txt`.
 struct RAWFixture: Sendable, CustomTestStringConvertible {
     let name: String
+    /// The picture shown (stored orientation): the sensor's, stretched square by a DefaultScale.
     let width: Int, height: Int
     let orientation: Int
     /// The previews' sizes in file order ("-" for none).
     let previews: [(width: Int, height: Int)]
+    /// The sensor's grid.
+    let sensor: (width: Int, height: Int)
 
     var path: String { fixtureFolder.path(name + ".dng") }
     var testDescription: String { name }
 
     static let everyLine: [RAWFixture] = {
         let lines = fixtureFolder.goldenFields("references.txt")
-        precondition(lines.count == 6, "Tests/RAWCodecTests/Fixtures/references.txt should list 6 fixtures")
+        precondition(lines.count == 8, "Tests/RAWCodecTests/Fixtures/references.txt should list 8 fixtures")
+        func size(_ text: Substring) -> (width: Int, height: Int) {
+            let sides = text.split(separator: "x").map { Int($0)! }
+            return (width: sides[0], height: sides[1])
+        }
         return lines.map { fields in
-            let sizes: [(width: Int, height: Int)] = fields[4] == "-" ? [] : fields[4].split(separator: ",").map { size in
-                let sides = size.split(separator: "x").map { Int($0)! }
-                return (width: sides[0], height: sides[1])
-            }
-            return RAWFixture(name: fields[0], width: Int(fields[1])!, height: Int(fields[2])!, orientation: Int(fields[3])!, previews: sizes)
+            let sizes = fields[4] == "-" ? [] : fields[4].split(separator: ",").map(size)
+            return RAWFixture(name: fields[0], width: Int(fields[1])!, height: Int(fields[2])!, orientation: Int(fields[3])!,
+                              previews: sizes, sensor: size(Substring(fields[5])))
         }
     }()
     static var withPreviews: [RAWFixture] { everyLine.filter { !$0.previews.isEmpty } }
@@ -51,7 +56,7 @@ func rgbRows(_ decoder: RAWDecoder) throws -> [UInt8] {
         #expect(header.width == fixture.width && header.height == fixture.height)
         #expect(header.orientation.rawValue == fixture.orientation)
         #expect(header.previews.map { [$0.width, $0.height] } == fixture.previews.map { [$0.width, $0.height] })
-        #expect(header.sensorPixels == fixture.width * fixture.height)
+        #expect(header.sensorPixels == fixture.sensor.width * fixture.sensor.height)
         #expect(header.container == .tiffStructured)
         // The in-memory reader (the fuzz target's) agrees.
         #expect(try RAWHeader(bytes: fixtureFolder.bytes(fixture.name + ".dng")) == header)
@@ -69,7 +74,11 @@ func rgbRows(_ decoder: RAWDecoder) throws -> [UInt8] {
         let rows = try rgbRows(decoder)
         let score = psnr(rows, reference.rgb)
         TestLog.verbose("\(fixture.name): demosaic \(score) dB against rawpy")
-        #expect(score >= 45, "PSNR \(score) dB against rawpy")
+        // A stretched reference (pixels not square) was interpolated on rawpy's 8-bit output where
+        // LibRaw interpolates its 16-bit linear picture (make-raw-fixtures.py's `stretch`): 38-41 dB.
+        // Repeating rows or columns instead, as later LibRaws do, scores 29-31.
+        let floor = fixture.sensor == (fixture.width, fixture.height) ? 45.0 : 36.0
+        #expect(score >= floor, "PSNR \(score) dB against rawpy")
     }
 
     @Test(arguments: RAWFixture.withPreviews)
@@ -100,6 +109,43 @@ func rgbRows(_ decoder: RAWDecoder) throws -> [UInt8] {
             rows += 1
         }
         #expect(rows == 128)
+    }
+
+    /// DNG's DefaultScale says the sensor's pixels are not square (`references.txt`'s two
+    /// fixtures, a vertical scale of 2 and a horizontal one of 2): the header's size is the picture
+    /// LibRaw makes, stretched square, so the tile has the shown picture's shape, and LibRaw's
+    /// demosaic at either size has the header's shape.
+    @Test(arguments: RAWFixture.everyLine.filter { $0.sensor != ($0.width, $0.height) })
+    func pixelsThatAreNotSquareAreStretchedSquare(_ fixture: RAWFixture) throws {
+        let file = try InputFile(path: fixture.path)
+        let header = try RAWHeader(file: file)
+        #expect(header.width == fixture.width && header.height == fixture.height)
+        #expect(header.width * fixture.sensor.height != header.height * fixture.sensor.width, "the fixture's pixels are square")
+        for (minimumWidth, shrink) in [(fixture.width / 4, 2), (fixture.width, 1)] {
+            let decoder = try RAWDecoder(file: file, limits: DecodeLimits(), minimumWidth: minimumWidth, minimumHeight: 1, drawing: .demosaic)
+            #expect(decoder.width == fixture.width / shrink && decoder.height == fixture.height / shrink,
+                    "\(decoder.width)×\(decoder.height) for \(fixture.width)×\(fixture.height) at 1/\(shrink)")
+        }
+        if let preview = fixture.previews.max(by: { $0.width * $0.height < $1.width * $1.height }) {
+            #expect(preview.width * header.height == preview.height * header.width, "the preview shows the picture's shape")
+        }
+    }
+
+    @Test func aDefaultScaleIsReadWithLibRawsArithmetic() throws {
+        let sensor = (width: 4028, height: 1324)
+        // Nikon's D1X: pixels twice as tall as wide.
+        #expect(try RAWHeader.squared(sensor, defaultScale: [1, 2]) == (4028, 2648))
+        #expect(try RAWHeader.squared(sensor, defaultScale: [3, 2]) == (6042, 1324))
+        // LibRaw's aspect is float; within 0.5 % of 1 it is 1; outside 0.1-10 LibRaw refuses the file.
+        #expect(try RAWHeader.squared(sensor, defaultScale: [1.004, 1]) == sensor)
+        #expect(try RAWHeader.squared(sensor, defaultScale: [1, 1.006]) == (4028, Int(1324 / Double(Float(1) / Float(1.006)) + 0.5)))
+        #expect(try RAWHeader.squared(sensor, defaultScale: [20, 1]) == sensor)
+        #expect(try RAWHeader.squared(sensor, defaultScale: [0, 1]) == sensor)
+        #expect(try RAWHeader.squared(sensor, defaultScale: [1, .infinity]) == sensor)
+        #expect(try RAWHeader.squared(sensor, defaultScale: [.nan, 1]) == sensor)
+        #expect(try RAWHeader.squared(sensor, defaultScale: [2]) == sensor)
+        // A side LibRaw would wrap past 16 bits refuses the file.
+        #expect(throws: ImageError.self) { try RAWHeader.squared((40000, 100), defaultScale: [2, 1]) }
     }
 
     @Test func theSmallestPreviewAtLeastTwiceTheTileIsChosen() throws {

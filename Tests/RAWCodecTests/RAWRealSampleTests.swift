@@ -1,5 +1,5 @@
 // Real cameras' files (ExifTool's test images, pixel data stripped; Fixtures/exiftool/LICENSE.md)
-// against LibRaw's own reading of them through rawpy (rawpy-sizes.txt).
+// against the picture LibRaw makes of them (libraw-shown-sizes.txt).
 import Foundation
 import CodecCore
 import RAWCodec
@@ -8,17 +8,16 @@ import Testing
 
 struct RealSample: Sendable, CustomTestStringConvertible {
     let name: String
-    /// LibRaw's size as shown, nil when LibRaw does not open the file.
+    /// The size of LibRaw's picture as shown, nil when LibRaw does not open the file.
     let libRaw: (width: Int, height: Int)?
     var testDescription: String { name }
 
     static let everyLine: [RealSample] = {
-        let lines = fixtureFolder.goldenFields("exiftool/rawpy-sizes.txt")
-        precondition(lines.count == 7, "Tests/RAWCodecTests/Fixtures/exiftool/rawpy-sizes.txt should list 7 samples")
+        let lines = fixtureFolder.goldenFields("exiftool/libraw-shown-sizes.txt")
+        precondition(lines.count == 7, "Tests/RAWCodecTests/Fixtures/exiftool/libraw-shown-sizes.txt should list 7 samples")
         return lines.map { fields in
             guard fields[1] != "unsupported" else { return RealSample(name: fields[0], libRaw: nil) }
-            let width = Int(fields[1])!, height = Int(fields[2])!, flip = Int(fields[3])!
-            return RealSample(name: fields[0], libRaw: flip & 4 != 0 ? (height, width) : (width, height))
+            return RealSample(name: fields[0], libRaw: (Int(fields[1])!, Int(fields[2])!))
         }
     }()
 }
@@ -40,6 +39,8 @@ struct RealSample: Sendable, CustomTestStringConvertible {
         #expect(RAWRealSampleTests.refused[sample.name] == nil, "\(sample.name) was read")
         guard let libRaw = sample.libRaw else { return }
         // Within 1 % of LibRaw's size on each side (LibRaw crops a few more columns of some sensors).
+        // FujiFilm.raf is a SuperCCD: LibRaw lays its diagonal sensor out as 3584×3583 and makes a
+        // 3030×2036 picture of it, which is what its tile must show.
         #expect(abs(header.displayWidth - libRaw.width) * 100 <= libRaw.width, "\(header.displayWidth) × \(header.displayHeight)")
         #expect(abs(header.displayHeight - libRaw.height) * 100 <= libRaw.height, "\(header.displayWidth) × \(header.displayHeight)")
     }

@@ -22,8 +22,8 @@
 typedef struct {
     uint32_t raw_width;      ///< the sensor's stored size
     uint32_t raw_height;
-    uint32_t width;          ///< the picture LibRaw makes at full size, before its flip
-    uint32_t height;
+    uint32_t width;          ///< LibRaw's picture before its Fuji rotation, stretch and flip
+    uint32_t height;         ///< (mraw_decoder_shown_size gives what it makes)
     int flip;                ///< LibRaw's flip: 0 none, 3 180°, 5 90° counter-clockwise, 6 90° clockwise
 } mraw_info;
 
@@ -50,6 +50,14 @@ const mb_message *mraw_decoder_warning(const mraw_decoder *decoder);
 /// metadata directory claiming more entries than the file holds, which LibRaw 0.20 would walk
 /// for minutes, is MB_MALFORMED before LibRaw sees the bytes.
 mb_status mraw_decoder_open_fd(mraw_decoder *decoder, int fd, size_t size, mraw_info *info);
+
+/// The picture LibRaw makes at full size, before its flip: a Fuji SuperCCD's diagonal sensor turned
+/// upright, and pixels that are not square stretched square (its pixel aspect: a DNG's
+/// DefaultScale, a camera model's), as libraw_adjust_sizes_info_only says. mraw_info's width and
+/// height are the sensor's layout, which those files do not show. The call changes the handle's
+/// state (LibRaw shrinks its Fuji width in place): afterwards the handle can only be destroyed, and
+/// mraw_decoder_demosaic is MB_USAGE.
+mb_status mraw_decoder_shown_size(mraw_decoder *decoder, uint32_t *width, uint32_t *height);
 
 /// Unpacks the sensor data and demosaics it (libraw_dcraw_process, at half size when half_size:
 /// each 2×2 cell one pixel; LibRaw's defaults otherwise: its colour matrices to sRGB, 8 bits,
