@@ -304,6 +304,122 @@ def list_real_samples():
     (folder / "libraw-shown-sizes.txt").write_text("\n".join(lines) + "\n")
 
 
+CR3_CONTAINERS = {b"moov", b"trak", b"mdia", b"minf", b"stbl", b"dinf"}
+CANON_UUID = bytes.fromhex("85c0b687820f11e08111f4ce462b6a48")
+
+
+def cr3_boxes(data, start, end):
+    """The boxes of `data[start:end]` as [type, header bytes, children or payload bytes]: the
+    containers CR3Layout walks (and Canon's uuid box, after its 16-byte UUID) split further."""
+    boxes = []
+    while start + 8 <= end:
+        size, kind = struct.unpack_from(">I4s", data, start)
+        header = data[start : start + 8]
+        if size == 1:   # a 64-bit size (a camera's mdat)
+            size = struct.unpack_from(">Q", data, start + 8)[0]
+            header = data[start : start + 16]
+        size = size or end - start
+        payload = (start + len(header), start + size)
+        if kind == b"uuid" and data[start + 8 : start + 24] == CANON_UUID:
+            header = data[start : start + 24]
+            boxes.append([kind, header, cr3_boxes(data, start + 24, start + size)])
+        elif kind in CR3_CONTAINERS:
+            boxes.append([kind, header, cr3_boxes(data, *payload)])
+        else:
+            boxes.append([kind, header, data[payload[0] : payload[1]]])
+        start += size
+    return boxes
+
+
+def cr3_bytes(boxes):
+    out = bytearray()
+    for kind, header, body in boxes:
+        inner = cr3_bytes(body) if isinstance(body, list) else bytes(body)
+        if header[:4] == b"\x00\x00\x00\x01":
+            out += header[:8] + struct.pack(">Q", len(header) + len(inner)) + header[16:] + inner
+        else:
+            out += struct.pack(">I", len(header) + len(inner)) + header[4:] + inner
+    return bytes(out)
+
+
+def make_cr3_fixture():
+    """A CR3 with real JPEGs where a camera puts them, built on ExifTool's CanonRaw.cr3 (a real
+    EOS R file's boxes, its pixel data stripped): a 160×120 THMB letterboxing the 3:2 picture
+    (Canon's black bars), a 240×160 PRVW, a 720×480 "full-size" JPEG track (a camera's are
+    1620×1080 and 6000×4000: smaller here, the same layout), and CMT1's Orientation made 8. The
+    raw tracks still point at stripped data. Its references: LibRaw's own thumbnail (rawpy's
+    extract_thumb, which must be the JPEG track's bytes), LibRaw's flip, and Pillow's decodes."""
+    import rawpy
+
+    data = (FIXTURES / "exiftool/CanonRaw.cr3").read_bytes()
+    picture = scene(720, 480)
+    full = jpeg(picture, quality=85)
+    prvw = jpeg(picture, (240, 160), quality=85)
+    letterbox = numpy.zeros((120, 160, 3), numpy.uint8)
+    letterbox[7:113] = numpy.asarray(Image.fromarray(picture).resize((160, 106), Image.Resampling.LANCZOS))
+    thumb = jpeg(letterbox, quality=85)
+    top = cr3_boxes(data, 0, len(data))
+    mdat = next(box for box in top if box[0] == b"mdat")
+    old_mdat_start = sum(len(cr3_bytes([box])) for box in top[: top.index(mdat)]) + len(mdat[1])
+    moov = next(box for box in top if box[0] == b"moov")
+    canon = next(box for box in moov[2] if box[0] == b"uuid")
+    for box in canon[2]:
+        if box[0] == b"THMB":
+            box[2] = struct.pack(">IHHIHH", 0, 160, 120, len(thumb), 1, 0) + thumb
+        if box[0] == b"CMT1":
+            cmt1 = bytearray(box[2])
+            for index in range(struct.unpack_from("<H", cmt1, 8)[0]):
+                at = 10 + 12 * index
+                if struct.unpack_from("<H", cmt1, at)[0] == 274:
+                    struct.pack_into("<H", cmt1, at + 8, 8)
+            box[2] = bytes(cmt1)
+    tracks = [box for box in moov[2] if box[0] == b"trak"]
+
+    def table(track):
+        mdia = next(b for b in track[2] if b[0] == b"mdia")
+        minf = next(b for b in mdia[2] if b[0] == b"minf")
+        return next(b for b in minf[2] if b[0] == b"stbl")[2]
+
+    old_offsets = [struct.unpack_from(">Q", next(b for b in table(t) if b[0] == b"co64")[2], 8)[0] for t in tracks]
+    for index, uuid_box in enumerate(top):
+        if uuid_box[0] == b"uuid" and uuid_box[2][:16] == bytes.fromhex("eaf42b5e1c984b88b9fbb7dc406e4d16"):
+            body = uuid_box[2][:24]
+            prvw_box = struct.pack(">IHHHHI", 0, 1, 240, 160, 1, len(prvw)) + prvw
+            top[index][2] = body + struct.pack(">I4s", 8 + len(prvw_box), b"PRVW") + prvw_box
+    mdat[2] = full + mdat[2]
+    for attempt in range(2):
+        new_mdat_start = sum(len(cr3_bytes([box])) for box in top[: top.index(mdat)]) + len(mdat[1])
+        for track, old in zip(tracks, old_offsets):
+            boxes = table(track)
+            stsd = next(b for b in boxes if b[0] == b"stsd")
+            is_jpeg = b"JPEG" in stsd[2]
+            co64 = next(b for b in boxes if b[0] == b"co64")
+            offset = new_mdat_start if is_jpeg else new_mdat_start + len(full) + old - old_mdat_start
+            co64[2] = co64[2][:8] + struct.pack(">Q", offset)
+            if is_jpeg:
+                stsz = next(b for b in boxes if b[0] == b"stsz")
+                stsz[2] = struct.pack(">III", 0, len(full), 1) + stsz[2][12:]
+                entry = bytearray(stsd[2])
+                struct.pack_into(">HH", entry, 8 + 32, 720, 480)   # after the version, flags and count
+                stsd[2] = bytes(entry)
+    path = FIXTURES / "canon-eos-r-previews.cr3"
+    path.write_bytes(cr3_bytes(top))
+    (ROOT / "Tests/MasonrySheetTests/Fixtures/RAW/previews.cr3").write_bytes(cr3_bytes(top))
+    with rawpy.imread(str(path)) as raw:
+        flip = raw.sizes.flip
+        sensor = f"{raw.sizes.raw_width}x{raw.sizes.raw_height}"
+        thumbnail = raw.extract_thumb()
+    # LibRaw hands a JPEG thumbnail back with an EXIF block of its own after the SOI marker.
+    assert thumbnail.format == rawpy.ThumbFormat.JPEG and full[2:] in thumbnail.data, "LibRaw's thumbnail is not the JPEG track"
+    for name, payload in [("prvw", prvw), ("full", full)]:
+        Image.open(io.BytesIO(payload)).convert("RGB").save(FIXTURES / f"canon-eos-r-previews.{name}.png", optimize=True)
+    (FIXTURES / "canon-eos-r-previews.txt").write_text(
+        "# LibRaw's flip and sensor; the JPEGs (offset length width height: THMB, PRVW, the JPEG track) — written by scripts/make-raw-fixtures.py\n"
+        + f"flip {flip}\nsensor {sensor}\n"
+        + "".join(f"{name} {cr3_bytes(top).find(payload)} {len(payload)} {Image.open(io.BytesIO(payload)).width} {Image.open(io.BytesIO(payload)).height}\n"
+                  for name, payload in [("thumb", thumb), ("prvw", prvw), ("full", full)]))
+
+
 def make_hostile_seeds():
     """The fuzz targets' hostile seeds, from rggb-preview-full.dng: an IFD loop, a preview length
     past the end, a claimed 200000×150000 sensor, a cut inside the sensor data."""
@@ -342,6 +458,10 @@ def make_hostile_seeds():
     # the header target reads TIFF-structured RAWs alone.
     superccd = (FIXTURES / "exiftool/FujiFilm.raf").read_bytes()
     (ROOT / "Tests/FuzzReplayTests/Corpus/raw-decode/fujifilm-superccd.raf").write_bytes(superccd)
+    # A CR3 with its JPEGs, for both: the box walk, and the previews' decode.
+    cr3 = (FIXTURES / "canon-eos-r-previews.cr3").read_bytes()
+    for target in ["raw-header", "raw-decode"]:
+        (ROOT / "Tests/FuzzReplayTests/Corpus" / target / "canon-eos-r-previews.cr3").write_bytes(cr3)
 
 
 def make_bench(source, target, count):
@@ -369,5 +489,6 @@ if __name__ == "__main__":
         make_bench(pathlib.Path(sys.argv[2]), pathlib.Path(sys.argv[3]), int(sys.argv[4]) if len(sys.argv) > 4 else 40)
     else:
         make_fixtures()
+        make_cr3_fixture()
         make_hostile_seeds()
         list_real_samples()

@@ -20,15 +20,19 @@ import TIFFCodec
 /// - RAF: the JPEG preview's offset and length from the RAF header (bytes 84–91), the size and
 ///   orientation from LibRaw (`RAWLibrary.metadata`: the picture it makes, a SuperCCD's
 ///   diagonal sensor turned upright), which reads the whole file in memory.
-/// - CR3 and every other container LibRaw opens: LibRaw's metadata only, no preview (the
-///   demosaic draws them).
+/// - CR3: Masonry's own walk of its boxes (`CR3Layout`): its thumbnail, its 1620×1080 preview and
+///   its full-size JPEG, whose size is the picture's; CMT1's orientation. Without a JPEG it can
+///   read, LibRaw's metadata.
+/// - Every other container LibRaw opens: LibRaw's metadata only, no preview (the demosaic draws
+///   them).
+/// Previews whose shape is not the picture's (a letterboxed thumbnail) are left out.
 public struct RAWHeader: Sendable, Hashable {
     /// The picture's stored size (before `orientation`), in square pixels: the size of what is drawn.
     public let width: Int
     public let height: Int
     /// The camera's orientation (IFD0's Orientation, LibRaw's `flip`), not the previews'.
     public let orientation: ExifOrientation
-    /// The embedded JPEG previews, in file order.
+    /// The embedded JPEG previews with the picture's shape, in the order they were found.
     public let previews: [RAWPreview]
     /// The sensor's pixels (0 when the header does not say): what a demosaic unpacks.
     public let sensorPixels: Int
@@ -105,21 +109,83 @@ public struct RAWHeader: Sendable, Hashable {
             }, libRawMetadata: { () throws(ImageError) in
                 file.size > Self.maxFileBytes ? try Self.tooLarge(file.size) : try RAWLibrary.metadata(of: file)
             })
-        case .raf, .cr3:
+        case .cr3:
+            try self.init(cr3: CR3Layout(WindowedReader(file: file)), fileSize: file.size, jpegSize: { range throws(ImageError) in
+                let jpeg = try JPEGHeader(file: file, range: range)
+                return (jpeg.width, jpeg.height)
+            }, libRawMetadata: { () throws(ImageError) in
+                file.size > Self.maxFileBytes ? try Self.tooLarge(file.size) : try RAWLibrary.metadata(of: file)
+            })
+        case .raf:
             try self.init(file.size > Self.maxFileBytes ? Self.tooLarge(file.size) : RAWLibrary.metadata(of: file), container: container,
-                          preview: container == .raf ? try Self.rafPreview(WindowedReader(file: file), file: file) : nil)
+                          preview: try Self.rafPreview(WindowedReader(file: file), file: file))
         }
     }
 
-    /// Reads the header of a TIFF-structured RAW held in memory (the fuzz target's entry).
+    /// Reads the header of a TIFF-structured RAW or a CR3 held in memory (the fuzz target's
+    /// entry; without LibRaw, a file whose size only LibRaw would give is refused).
     public init(bytes: [UInt8]) throws(ImageError) {
-        guard Self.container(prefix: Array(bytes.prefix(Self.signaturePrefixBytes))) == .tiffStructured else {
-            throw ImageError(.malformed, "not a TIFF-structured camera RAW file")
-        }
-        try self.init(tiff: WindowedReader(bytes: bytes), jpegSize: { range throws(ImageError) in
+        let jpegSize = { (range: Range<Int>) throws(ImageError) -> (width: Int, height: Int) in
             let jpeg = try JPEGHeader(bytes: Array(bytes[range]))
             return (jpeg.width, jpeg.height)
-        }, libRawMetadata: nil)
+        }
+        switch Self.container(prefix: Array(bytes.prefix(Self.signaturePrefixBytes))) {
+        case .tiffStructured: try self.init(tiff: WindowedReader(bytes: bytes), jpegSize: jpegSize, libRawMetadata: nil)
+        case .cr3: try self.init(cr3: CR3Layout(WindowedReader(bytes: bytes)), fileSize: bytes.count, jpegSize: jpegSize, libRawMetadata: nil)
+        case .raf, nil: throw ImageError(.malformed, "not a TIFF-structured or CR3 camera RAW file")
+        }
+    }
+
+    /// A CR3's header from Masonry's own walk (`CR3Layout`): the size of its largest JPEG (the
+    /// camera's full-size one), CMT1's orientation, its previews. Without a JPEG Masonry can
+    /// read, LibRaw's metadata gives size and orientation, and the demosaic draws it.
+    private init(cr3 layout: CR3Layout, fileSize: Int, jpegSize: (Range<Int>) throws(ImageError) -> (width: Int, height: Int),
+                 libRawMetadata: (() throws(ImageError) -> RAWMetadata)?) throws(ImageError) {
+        let found = try Self.previews(at: layout.jpegs, fileSize: fileSize, jpegSize: jpegSize)
+        container = .cr3
+        guard let largest = found.max(by: { $0.width * $0.height < $1.width * $1.height }) else {
+            guard let libRawMetadata else { throw ImageError(.unsupported, "CR3 file has no JPEG preview Masonry can read") }
+            let metadata = try libRawMetadata()
+            width = metadata.width
+            height = metadata.height
+            orientation = metadata.orientation
+            sensorPixels = metadata.sensorPixels
+            previews = []
+            return
+        }
+        width = largest.width
+        height = largest.height
+        orientation = layout.orientation ?? .up
+        sensorPixels = layout.sensorPixels
+        previews = Self.sameShape(found, width: width, height: height)
+    }
+
+    /// The JPEG previews at `ranges` (offset, length), in order, each range once: one past the
+    /// end of the file refuses it; one that is no JPEG whose frame header `jpegSize` reads is
+    /// left out.
+    static func previews(at ranges: [(offset: UInt64, length: UInt64)], fileSize: Int,
+                         jpegSize: (Range<Int>) throws(ImageError) -> (width: Int, height: Int)) throws(ImageError) -> [RAWPreview] {
+        var previews: [RAWPreview] = []
+        let fileSize = UInt64(fileSize)
+        for (start, length) in ranges where length > 0 && !previews.contains(where: { $0.offset == Int(clamping: start) }) {
+            guard length <= fileSize, start <= fileSize - length else {
+                throw ImageError(.malformed, "RAW preview at offset \(start) claims \(length) bytes, past the end of the file (\(fileSize) bytes)")
+            }
+            let range = Int(start) ..< Int(start + length)
+            guard let size = try? jpegSize(range), size.width > 0, size.height > 0 else { continue }
+            previews.append(RAWPreview(offset: range.lowerBound, length: range.count, width: size.width, height: size.height))
+        }
+        return previews
+    }
+
+    /// The previews with the picture's shape, within 2 %: a thumbnail letterboxed into another
+    /// shape (Canon's 160×120 of a 3:2 picture, black bars above and below) or a crop is never
+    /// drawn into the picture's tile.
+    static func sameShape(_ previews: [RAWPreview], width: Int, height: Int) -> [RAWPreview] {
+        previews.filter { preview in
+            let previewAspect = Double(preview.width) / Double(preview.height), aspect = Double(width) / Double(height)
+            return abs(previewAspect - aspect) <= 0.02 * aspect
+        }
     }
 
     private static func tooLarge(_ size: Int) throws(ImageError) -> RAWMetadata {
@@ -133,14 +199,12 @@ public struct RAWHeader: Sendable, Hashable {
     private init(tiff windowed: WindowedReader, jpegSize: (Range<Int>) throws(ImageError) -> (width: Int, height: Int),
                  libRawMetadata: (() throws(ImageError) -> RAWMetadata)?) throws(ImageError) {
         var tiff = try TIFFStructure(windowed, magics: [TIFFStructure.tiffMagic, 0x4F52, 0x5352, 0x55])
-        let fileSize = UInt64(tiff.size)
         guard tiff.firstDirectory != 0 else { throw ImageError(.malformed, "RAW file has no image directory") }
         var pending: [UInt64] = [tiff.firstDirectory]
         var visited: Set<UInt64> = []
         var first: TIFFDirectory?
         var sensor: (width: Int, height: Int)?
         var sensorScale: [Double]?
-        var previews: [RAWPreview] = []
         var previewRanges: [(offset: UInt64, length: UInt64)] = []
         while let offset = pending.popLast() {
             guard visited.count < Self.maxDirectories else {
@@ -181,17 +245,9 @@ public struct RAWHeader: Sendable, Hashable {
                 previewRanges.append((offsets[0], counts[0]))
             }
         }
-        for (start, length) in previewRanges where length > 0 && !previews.contains(where: { $0.offset == Int(clamping: start) }) {
-            guard length <= fileSize, start <= fileSize - length else {
-                throw ImageError(.malformed, "RAW preview at offset \(start) claims \(length) bytes, past the end of the file (\(fileSize) bytes)")
-            }
-            let range = Int(start) ..< Int(start + length)
-            guard let size = try? jpegSize(range), size.width > 0, size.height > 0 else { continue }
-            previews.append(RAWPreview(offset: range.lowerBound, length: range.count, width: size.width, height: size.height))
-        }
+        let previews = try Self.previews(at: previewRanges, fileSize: tiff.size, jpegSize: jpegSize)
         guard let first else { throw ImageError(.malformed, "RAW file has no image directory") }
         let largest = previews.max { $0.width * $0.height < $1.width * $1.height }
-        self.previews = previews
         container = .tiffStructured
         guard let shown = try sensor.map({ size throws(ImageError) in try Self.squared(size, defaultScale: sensorScale) })
                 ?? largest.map({ ($0.width, $0.height) }) else {
@@ -203,10 +259,12 @@ public struct RAWHeader: Sendable, Hashable {
             height = metadata.height
             orientation = metadata.orientation
             sensorPixels = metadata.sensorPixels
+            self.previews = previews
             return
         }
         width = shown.0
         height = shown.1
+        self.previews = Self.sameShape(previews, width: width, height: height)
         let orientationTag = (try? tiff.integer(Tag.orientation, in: first)) ?? nil
         orientation = ExifOrientation(rawValue: Int(clamping: orientationTag ?? 1)) ?? .up
         sensorPixels = sensor.map(Self.pixels) ?? 0
@@ -245,7 +303,7 @@ public struct RAWHeader: Sendable, Hashable {
         width = metadata.width
         height = metadata.height
         orientation = metadata.orientation
-        previews = preview.map { [$0] } ?? []
+        previews = Self.sameShape(preview.map { [$0] } ?? [], width: metadata.width, height: metadata.height)
         sensorPixels = metadata.sensorPixels
         self.container = container
     }

@@ -52,6 +52,28 @@ import TestSupport
         #expect(blue[2] > 120 && blue[0] < 100 && blue[1] < 100, "\(blue)")
     }
 
+    /// previews.cr3 (a CR3 with a 160×120 letterboxed thumbnail, a 240×160 preview and a 720×480
+    /// JPEG track, its Orientation 8): the tile is drawn from a preview with the picture's shape,
+    /// turned, and the manifest gives the picture's size.
+    @Test(arguments: [40, 160, 240])
+    func aCR3IsDrawnFromItsPreviews(width: Int) throws {
+        let folder = TemporaryFolder()
+        let fixture = Bundle.module.resourceURL!.appendingPathComponent("Fixtures/RAW/previews.cr3")
+        try FileManager.default.copyItem(atPath: fixture.path, toPath: folder.file("shot.cr3"))
+        let run = try MasonryExecutable.run(["shot.cr3", "-o", "s.png", "--manifest", "m.json", "--width", "\(width)",
+                                             "--columns", "1", "--margin", "0"], in: folder.path)
+        #expect(run.status == 0, "stderr: \(run.standardError)")
+        let item = try #require(try Self.items(folder)["shot.cr3"], "stderr: \(run.standardError)")
+        #expect(item["rawSource"] as? String == "preview", "\(item)")
+        #expect(item["sourceWidth"] as? Int == 480 && item["sourceHeight"] as? Int == 720, "\(item)")
+        #expect(item["height"] as? Int == width * 3 / 2, "\(item)")
+        // Turned 90° counter-clockwise: the scene's red block (stored top left) at the bottom left.
+        let sheet = try PNGDecoder.decodeRGBA(contentsOfFile: folder.file("s.png"))
+        let at = ((width * 3 / 2 - width / 8) * sheet.width + width / 8) * 4
+        let red = Array(sheet.pixels[at ..< at + 3])
+        #expect(red[0] > 180 && red[1] < 90 && red[2] < 90, "\(red)")
+    }
+
     @Test func aRAWWhosePreviewPointsPastTheFileIsSkippedByName() throws {
         let folder = TemporaryFolder()
         var bytes = [UInt8](try Data(contentsOf: Self.sample))

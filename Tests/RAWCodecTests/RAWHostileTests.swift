@@ -94,7 +94,7 @@ func headerError(_ bytes: [UInt8]) -> String? {
                 #expect(cut >= 4000, "cut at \(cut) read as whole")
             }
         }
-        #expect(headerError(Array(original.bytes.prefix(7))) == "not a TIFF-structured camera RAW file")
+        #expect(headerError(Array(original.bytes.prefix(7))) == "not a TIFF-structured or CR3 camera RAW file")
     }
 
     /// ExifTool's Phase One IIQ with its first directory emptied: LibRaw 0.20's Phase One parser
