@@ -5,6 +5,7 @@ Bayer sensor image of a synthetic scene and optional embedded JPEG previews enco
 
     python3 scripts/make-raw-fixtures.py                  # Tests/RAWCodecTests/Fixtures, the RAW format sample
     python3 scripts/make-raw-fixtures.py --bench SOURCE_FOLDER TARGET_FOLDER [COUNT]
+    python3 scripts/make-raw-fixtures.py --bench-cr3 SOURCE_FOLDER TARGET_FOLDER [COUNT]
 
 The references come from outside Masonry: rawpy's (LibRaw's) own `postprocess(half_size=True,
 user_flip=0, output_bps=8)` for the demosaic, Pillow's decode of the embedded preview for the
@@ -342,21 +343,19 @@ def cr3_bytes(boxes):
     return bytes(out)
 
 
-def make_cr3_fixture():
+def build_cr3(picture, prvw_size, orientation, raw_bytes=b""):
     """A CR3 with real JPEGs where a camera puts them, built on ExifTool's CanonRaw.cr3 (a real
-    EOS R file's boxes, its pixel data stripped): a 160×120 THMB letterboxing the 3:2 picture
-    (Canon's black bars), a 240×160 PRVW, a 720×480 "full-size" JPEG track (a camera's are
-    1620×1080 and 6000×4000: smaller here, the same layout), and CMT1's Orientation made 8. The
-    raw tracks still point at stripped data. Its references: LibRaw's own thumbnail (rawpy's
-    extract_thumb, which must be the JPEG track's bytes), LibRaw's flip, and Pillow's decodes."""
-    import rawpy
-
+    EOS R file's boxes, its pixel data stripped): a 160×120 THMB letterboxing `picture` (Canon's
+    black bars), a PRVW of `prvw_size`, `picture` itself as the full-size JPEG track, CMT1's
+    Orientation made `orientation`, and `raw_bytes` (a camera's CRX data is 20-40 MB) before the
+    stripped data the raw tracks point at. Returns (the file, {name: JPEG bytes})."""
     data = (FIXTURES / "exiftool/CanonRaw.cr3").read_bytes()
-    picture = scene(720, 480)
+    height, width, _ = picture.shape
     full = jpeg(picture, quality=85)
-    prvw = jpeg(picture, (240, 160), quality=85)
+    prvw = jpeg(picture, prvw_size, quality=85)
     letterbox = numpy.zeros((120, 160, 3), numpy.uint8)
-    letterbox[7:113] = numpy.asarray(Image.fromarray(picture).resize((160, 106), Image.Resampling.LANCZOS))
+    bars = round(120 - 160 * height / width) // 2
+    letterbox[bars : 120 - bars] = numpy.asarray(Image.fromarray(picture).resize((160, 120 - 2 * bars), Image.Resampling.LANCZOS))
     thumb = jpeg(letterbox, quality=85)
     top = cr3_boxes(data, 0, len(data))
     mdat = next(box for box in top if box[0] == b"mdat")
@@ -371,7 +370,7 @@ def make_cr3_fixture():
             for index in range(struct.unpack_from("<H", cmt1, 8)[0]):
                 at = 10 + 12 * index
                 if struct.unpack_from("<H", cmt1, at)[0] == 274:
-                    struct.pack_into("<H", cmt1, at + 8, 8)
+                    struct.pack_into("<H", cmt1, at + 8, orientation)
             box[2] = bytes(cmt1)
     tracks = [box for box in moov[2] if box[0] == b"trak"]
 
@@ -384,40 +383,52 @@ def make_cr3_fixture():
     for index, uuid_box in enumerate(top):
         if uuid_box[0] == b"uuid" and uuid_box[2][:16] == bytes.fromhex("eaf42b5e1c984b88b9fbb7dc406e4d16"):
             body = uuid_box[2][:24]
-            prvw_box = struct.pack(">IHHHHI", 0, 1, 240, 160, 1, len(prvw)) + prvw
+            prvw_box = struct.pack(">IHHHHI", 0, 1, prvw_size[0], prvw_size[1], 1, len(prvw)) + prvw
             top[index][2] = body + struct.pack(">I4s", 8 + len(prvw_box), b"PRVW") + prvw_box
-    mdat[2] = full + mdat[2]
-    for attempt in range(2):
+    mdat[2] = full + raw_bytes + mdat[2]
+    for attempt in range(2):   # the second pass sees the offsets' final places
         new_mdat_start = sum(len(cr3_bytes([box])) for box in top[: top.index(mdat)]) + len(mdat[1])
         for track, old in zip(tracks, old_offsets):
             boxes = table(track)
             stsd = next(b for b in boxes if b[0] == b"stsd")
             is_jpeg = b"JPEG" in stsd[2]
             co64 = next(b for b in boxes if b[0] == b"co64")
-            offset = new_mdat_start if is_jpeg else new_mdat_start + len(full) + old - old_mdat_start
+            offset = new_mdat_start if is_jpeg else new_mdat_start + len(full) + len(raw_bytes) + old - old_mdat_start
             co64[2] = co64[2][:8] + struct.pack(">Q", offset)
             if is_jpeg:
                 stsz = next(b for b in boxes if b[0] == b"stsz")
                 stsz[2] = struct.pack(">III", 0, len(full), 1) + stsz[2][12:]
                 entry = bytearray(stsd[2])
-                struct.pack_into(">HH", entry, 8 + 32, 720, 480)   # after the version, flags and count
+                struct.pack_into(">HH", entry, 8 + 32, width, height)   # after the version, flags and count
                 stsd[2] = bytes(entry)
+    return cr3_bytes(top), {"thumb": thumb, "prvw": prvw, "full": full}
+
+
+def make_cr3_fixture():
+    """canon-eos-r-previews.cr3: `build_cr3` of a 720×480 scene with a 240×160 PRVW and
+    Orientation 8 (a camera's are 6000×4000 and 1620×1080: smaller here, the same layout). The
+    raw tracks point at stripped data. Its references: LibRaw's own thumbnail (rawpy's
+    extract_thumb, which must be the JPEG track's bytes), LibRaw's flip and sensor, and Pillow's
+    decodes."""
+    import rawpy
+
+    data, jpegs = build_cr3(scene(720, 480), (240, 160), 8)
     path = FIXTURES / "canon-eos-r-previews.cr3"
-    path.write_bytes(cr3_bytes(top))
-    (ROOT / "Tests/MasonrySheetTests/Fixtures/RAW/previews.cr3").write_bytes(cr3_bytes(top))
+    path.write_bytes(data)
+    (ROOT / "Tests/MasonrySheetTests/Fixtures/RAW/previews.cr3").write_bytes(data)
     with rawpy.imread(str(path)) as raw:
         flip = raw.sizes.flip
         sensor = f"{raw.sizes.raw_width}x{raw.sizes.raw_height}"
         thumbnail = raw.extract_thumb()
     # LibRaw hands a JPEG thumbnail back with an EXIF block of its own after the SOI marker.
-    assert thumbnail.format == rawpy.ThumbFormat.JPEG and full[2:] in thumbnail.data, "LibRaw's thumbnail is not the JPEG track"
-    for name, payload in [("prvw", prvw), ("full", full)]:
-        Image.open(io.BytesIO(payload)).convert("RGB").save(FIXTURES / f"canon-eos-r-previews.{name}.png", optimize=True)
+    assert thumbnail.format == rawpy.ThumbFormat.JPEG and jpegs["full"][2:] in thumbnail.data, "LibRaw's thumbnail is not the JPEG track"
+    for name in ["prvw", "full"]:
+        Image.open(io.BytesIO(jpegs[name])).convert("RGB").save(FIXTURES / f"canon-eos-r-previews.{name}.png", optimize=True)
     (FIXTURES / "canon-eos-r-previews.txt").write_text(
         "# LibRaw's flip and sensor; the JPEGs (offset length width height: THMB, PRVW, the JPEG track) — written by scripts/make-raw-fixtures.py\n"
         + f"flip {flip}\nsensor {sensor}\n"
-        + "".join(f"{name} {cr3_bytes(top).find(payload)} {len(payload)} {Image.open(io.BytesIO(payload)).width} {Image.open(io.BytesIO(payload)).height}\n"
-                  for name, payload in [("thumb", thumb), ("prvw", prvw), ("full", full)]))
+        + "".join(f"{name} {data.find(payload)} {len(payload)} {Image.open(io.BytesIO(payload)).width} {Image.open(io.BytesIO(payload)).height}\n"
+                  for name, payload in jpegs.items()))
 
 
 def make_hostile_seeds():
@@ -484,8 +495,26 @@ def make_bench(source, target, count):
         write_dng(folder / f"{photo.stem}.dng", rgb, pattern, [1, 6, 1, 8][index % 4], [full, thumb])
 
 
+def make_bench_cr3(source, target, count):
+    """A card of CR3s: each of COUNT photos at 6000×4000 as the full-size JPEG track, a 1620×1080
+    PRVW, and 25 MB of incompressible bytes standing for its CRX raw data (the EOS R's files are
+    25-35 MB), in TARGET_FOLDER/cr3/."""
+    photos = [p for p in sorted(source.glob("*.png")) if min(Image.open(p).size) >= 600]
+    step = max(1, len(photos) // count)
+    folder = target / "cr3"
+    folder.mkdir(parents=True, exist_ok=True)
+    random = numpy.random.default_rng(1)
+    for index, photo in enumerate(photos[::step][:count]):
+        picture = Image.open(photo).convert("RGB").resize((6000, 4000), Image.Resampling.LANCZOS)
+        data, _ = build_cr3(numpy.asarray(picture), (1620, 1080), [1, 6, 1, 8][index % 4],
+                            random.integers(0, 256, 25 << 20, numpy.uint8).tobytes())
+        (folder / f"{photo.stem}.cr3").write_bytes(data)
+
+
 if __name__ == "__main__":
-    if len(sys.argv) > 1 and sys.argv[1] == "--bench":
+    if len(sys.argv) > 1 and sys.argv[1] == "--bench-cr3":
+        make_bench_cr3(pathlib.Path(sys.argv[2]), pathlib.Path(sys.argv[3]), int(sys.argv[4]) if len(sys.argv) > 4 else 20)
+    elif len(sys.argv) > 1 and sys.argv[1] == "--bench":
         make_bench(pathlib.Path(sys.argv[2]), pathlib.Path(sys.argv[3]), int(sys.argv[4]) if len(sys.argv) > 4 else 40)
     else:
         make_fixtures()
