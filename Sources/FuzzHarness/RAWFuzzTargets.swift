@@ -2,8 +2,8 @@ import CodecCore
 import RAWCodec
 
 extension FuzzTarget {
-    /// The RAW header walk over TIFF-structured RAWs (the directories, the previews' bounds and
-    /// their JPEG frame headers; no LibRaw).
+    /// The RAW header walks over TIFF-structured RAWs (the directories) and CR3s (the boxes),
+    /// the previews' bounds and their JPEG frame headers; no LibRaw.
     static let rawHeader = FuzzTarget(name: "raw-header") { bytes in
         _ = try? RAWHeader(bytes: Array(bytes))
     }
