@@ -32,21 +32,28 @@ import TestSupport
     /// tall-pixels.dng's sensor is 160×48 with a DefaultScale of 1 across and 2 down (pixels twice
     /// as tall as wide, as Nikon's D1X has): its tile has the shape of the 160×96 picture LibRaw
     /// makes, not the sensor's, and shows the picture's marks where they are.
-    @Test func aTileOfPixelsThatAreNotSquareHasThePicturesShape() throws {
+    /// `fixture` (under Fixtures/RAW) drawn alone, in one column `width` wide without margins:
+    /// the manifest's item and the sheet's RGB pixel at a point.
+    static func drawnAlone(_ fixture: String, width: Int) throws -> (item: [String: Any], sheetHeight: Int, pixel: (Int, Int) -> [UInt8]) {
         let folder = TemporaryFolder()
-        let fixture = Bundle.module.resourceURL!.appendingPathComponent("Fixtures/RAW/tall-pixels.dng")
-        try FileManager.default.copyItem(atPath: fixture.path, toPath: folder.file("shot.dng"))
-        let run = try MasonryExecutable.run(["shot.dng", "-o", "s.png", "--manifest", "m.json", "--width", "160",
+        let source = Bundle.module.resourceURL!.appendingPathComponent("Fixtures/RAW/" + fixture)
+        try FileManager.default.copyItem(atPath: source.path, toPath: folder.file(fixture))
+        let run = try MasonryExecutable.run([fixture, "-o", "s.png", "--manifest", "m.json", "--width", "\(width)",
                                              "--columns", "1", "--margin", "0"], in: folder.path)
         #expect(run.status == 0, "stderr: \(run.standardError)")
-        let item = try #require(try Self.items(folder)["shot.dng"])
+        let item = try #require(try items(folder)[fixture], "stderr: \(run.standardError)")
+        let sheet = try PNGDecoder.decodeRGBA(contentsOfFile: folder.file("s.png"))
+        try #require(sheet.width == width)
+        return (item, sheet.height, { x, y in Array(sheet.pixels[(y * sheet.width + x) * 4 ..< (y * sheet.width + x) * 4 + 3]) })
+    }
+
+    @Test func aTileOfPixelsThatAreNotSquareHasThePicturesShape() throws {
+        let (item, sheetHeight, pixel) = try Self.drawnAlone("tall-pixels.dng", width: 160)
         #expect(item["sourceWidth"] as? Int == 160 && item["sourceHeight"] as? Int == 96, "\(item)")
         #expect(item["width"] as? Int == 160 && item["height"] as? Int == 96, "\(item)")
         // The scene's red block covers the top quarter's left third; the blue block the bottom
         // half's right quarter: at their centres in the tile, and only there if the shape holds.
-        let sheet = try PNGDecoder.decodeRGBA(contentsOfFile: folder.file("s.png"))
-        try #require(sheet.width == 160 && sheet.height == 96, "\(sheet.width)×\(sheet.height)")
-        func pixel(_ x: Int, _ y: Int) -> [UInt8] { Array(sheet.pixels[(y * sheet.width + x) * 4 ..< (y * sheet.width + x) * 4 + 3]) }
+        try #require(sheetHeight == 96)
         let red = pixel(26, 12), blue = pixel(140, 84)
         #expect(red[0] > 150 && red[1] < 100 && red[2] < 100, "\(red)")
         #expect(blue[2] > 120 && blue[0] < 100 && blue[1] < 100, "\(blue)")
@@ -57,20 +64,13 @@ import TestSupport
     /// turned, and the manifest gives the picture's size.
     @Test(arguments: [40, 160, 240])
     func aCR3IsDrawnFromItsPreviews(width: Int) throws {
-        let folder = TemporaryFolder()
-        let fixture = Bundle.module.resourceURL!.appendingPathComponent("Fixtures/RAW/previews.cr3")
-        try FileManager.default.copyItem(atPath: fixture.path, toPath: folder.file("shot.cr3"))
-        let run = try MasonryExecutable.run(["shot.cr3", "-o", "s.png", "--manifest", "m.json", "--width", "\(width)",
-                                             "--columns", "1", "--margin", "0"], in: folder.path)
-        #expect(run.status == 0, "stderr: \(run.standardError)")
-        let item = try #require(try Self.items(folder)["shot.cr3"], "stderr: \(run.standardError)")
+        let (item, sheetHeight, pixel) = try Self.drawnAlone("previews.cr3", width: width)
         #expect(item["rawSource"] as? String == "preview", "\(item)")
         #expect(item["sourceWidth"] as? Int == 480 && item["sourceHeight"] as? Int == 720, "\(item)")
         #expect(item["height"] as? Int == width * 3 / 2, "\(item)")
         // Turned 90° counter-clockwise: the scene's red block (stored top left) at the bottom left.
-        let sheet = try PNGDecoder.decodeRGBA(contentsOfFile: folder.file("s.png"))
-        let at = ((width * 3 / 2 - width / 8) * sheet.width + width / 8) * 4
-        let red = Array(sheet.pixels[at ..< at + 3])
+        try #require(sheetHeight == width * 3 / 2)
+        let red = pixel(width / 8, width * 3 / 2 - width / 8)
         #expect(red[0] > 180 && red[1] < 90 && red[2] < 90, "\(red)")
     }
 
