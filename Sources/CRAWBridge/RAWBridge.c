@@ -91,6 +91,12 @@ static uint32_t libraw_get4(const uint8_t *bytes, size_t size, uint64_t at, bool
                   : (uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 | (uint32_t)b[2] << 8 | (uint32_t)b[3];
 }
 
+/// LibRaw's get2 at `at`, as libraw_get4 reads.
+static uint32_t libraw_get2(const uint8_t *bytes, size_t size, uint64_t at, bool little) {
+    uint32_t word = libraw_get4(bytes, size, at, little);
+    return little ? word & 0xFFFF : word >> 16;
+}
+
 /// Where `magic` (4 bytes) first starts in the first `count` bytes, or `count`.
 static size_t first_of(const uint8_t *bytes, size_t count, const char *magic) {
     for (size_t at = 0; at + 4 <= count; at++) {
@@ -129,6 +135,36 @@ static bool phase_one_metadata_fits(const uint8_t *bytes, size_t size) {
     return count <= room;
 }
 
+/// Whether LibRaw 0.20's TIFF directory parser reads its CFA pattern safely from these bytes. A
+/// CFAPattern (33422) or Kodak P-series (64777) entry of 36 values, met while LibRaw's `filters`
+/// is not yet X-Trans (9), goes to `FORC(36) xtrans[0][c] = ...`, which indexes past the 6-byte
+/// row: Debian's -O2 build drops the loop's bound and writes over the LibRaw object until it
+/// crashes. A real X-Trans file sets `filters` first with CFARepeatPatternDim (33421) of 6 × 6,
+/// the entry just before. Every 12 bytes that read as such an entry, in either byte order,
+/// anywhere in the file (LibRaw may take a directory from any offset), must follow a 6 × 6
+/// repeat entry; found by memchr on the count's byte 36.
+static bool cfa_pattern_is_safe(const uint8_t *bytes, size_t size) {
+    size_t at = 0;
+    const uint8_t *hit;
+    while (at < size && (hit = memchr(bytes + at, 36, size - at)) != NULL) {
+        at = (size_t)(hit - bytes);
+        for (int little = 0; little <= 1; little++) {
+            // The count's byte 36 is its first byte (little-endian) or its last (big-endian).
+            size_t back = little ? 4 : 7;
+            if (at < back || libraw_get4(bytes, size, at - back + 4, little) != 36) continue;
+            size_t entry = at - back;
+            uint32_t tag = libraw_get2(bytes, size, entry, little);
+            if (tag != 33422 && tag != 64777) continue;
+            // Two SHORTs of 6 read the same in either order.
+            bool after_repeat = tag == 33422 && entry >= 12 && libraw_get2(bytes, size, entry - 12, little) == 33421
+                && libraw_get4(bytes, size, entry - 12 + 8, little) == 0x00060006u;
+            if (!after_repeat) return false;
+        }
+        at++;
+    }
+    return true;
+}
+
 mb_status mraw_decoder_open_fd(mraw_decoder *d, int fd, size_t size, mraw_info *info) {
     if (d->bytes != NULL || size == 0) return MB_USAGE;
     d->bytes = malloc(size);
@@ -148,6 +184,10 @@ mb_status mraw_decoder_open_fd(mraw_decoder *d, int fd, size_t size, mraw_info *
     }
     if (!phase_one_metadata_fits(d->bytes, size)) {
         mb_message_set(&d->message, "malformed Phase One metadata (its directory claims more entries than the file holds)");
+        return MB_MALFORMED;
+    }
+    if (!cfa_pattern_is_safe(d->bytes, size)) {
+        mb_message_set(&d->message, "malformed RAW file: a 36-value CFA pattern without a 6×6 repeat before it (LibRaw 0.20 would write past its pattern table)");
         return MB_MALFORMED;
     }
     int code = libraw_open_buffer(d->raw, d->bytes, size);

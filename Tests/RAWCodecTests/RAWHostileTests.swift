@@ -118,6 +118,41 @@ func headerError(_ bytes: [UInt8]) -> String? {
         }
     }
 
+    /// LibRaw 0.20 reads a 36-value CFAPattern met before a 6×6 CFARepeatPatternDim into a 6-byte
+    /// row of its X-Trans table, a loop Debian's build compiles without its bound: it wrote over
+    /// LibRaw's own object until it crashed (found by the raw-decode fuzz target; the input is its
+    /// regression file). The bridge refuses such bytes before LibRaw sees them; an X-Trans
+    /// pattern after its 6×6 repeat still reaches LibRaw and is drawn.
+    @Test func aCFAPatternOf36ValuesWithoutItsRepeatIsRefusedBeforeLibRaw() throws {
+        let workspace = FileManager.default.temporaryDirectory.appendingPathComponent("raw-hostile-cfa-\(getpid())")
+        try FileManager.default.createDirectory(at: workspace, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: workspace) }
+        let reason = "malformed RAW file: a 36-value CFA pattern without a 6×6 repeat before it (LibRaw 0.20 would write past its pattern table)"
+        func demosaic(_ bytes: [UInt8], _ name: String) throws -> RAWDecoder {
+            let path = workspace.appendingPathComponent(name).path
+            try Data(bytes).write(to: URL(fileURLWithPath: path))
+            return try RAWDecoder(file: InputFile(path: path), limits: DecodeLimits(), minimumWidth: 1, minimumHeight: 1, drawing: .demosaic)
+        }
+        // X-Trans: the 6×6 repeat, then 36 colours (appended to the file).
+        var xtrans = DNGBytes(bytes: try fixtureFolder.bytes("rggb-no-preview.dng"))
+        let sensor = xtrans.ifd0
+        let repeatDim = xtrans.entry(33421, in: sensor), pattern = xtrans.entry(33422, in: sensor)
+        xtrans.bytes.replaceSubrange(repeatDim + 8 ..< repeatDim + 12, with: [6, 0, 6, 0])
+        xtrans.set32(pattern + 4, 36)
+        xtrans.set32(pattern + 8, xtrans.bytes.count)
+        xtrans.bytes += [1, 1, 0, 1, 1, 2, 1, 1, 2, 1, 1, 0, 2, 0, 1, 0, 2, 1, 1, 1, 2, 1, 1, 0, 1, 1, 0, 1, 1, 2, 0, 2, 1, 2, 0, 1]
+        let drawn = try demosaic(xtrans.bytes, "xtrans.dng")
+        #expect(drawn.width == 80 && drawn.height == 48, "\(drawn.width)×\(drawn.height)")   // half size
+        // The same pattern after a 2×2 repeat.
+        var bare = xtrans
+        bare.bytes.replaceSubrange(repeatDim + 8 ..< repeatDim + 12, with: [2, 0, 2, 0])
+        #expect(throws: ImageError(.malformed, reason)) { _ = try demosaic(bare.bytes, "bare.dng") }
+        // The fuzzer's input.
+        let found = try [UInt8](Data(contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("../FuzzReplayTests/Corpus/raw-decode/regressions/libraw-36-value-cfa-pattern-without-6x6-repeat.dng")))
+        #expect(throws: ImageError(.malformed, reason)) { _ = try demosaic(found, "found.dng") }
+    }
+
     @Test func aTruncatedSensorIsDrawnFromItsPreviewAndRefusedByTheDemosaic() throws {
         // The preview lies before the sensor: cutting the sensor data short leaves the preview whole.
         let workspace = FileManager.default.temporaryDirectory.appendingPathComponent("raw-hostile-\(getpid())")
