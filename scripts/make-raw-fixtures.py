@@ -469,10 +469,14 @@ def make_hostile_seeds():
     # the header target reads TIFF-structured RAWs alone.
     superccd = (FIXTURES / "exiftool/FujiFilm.raf").read_bytes()
     (ROOT / "Tests/FuzzReplayTests/Corpus/raw-decode/fujifilm-superccd.raf").write_bytes(superccd)
-    # A CR3 with its JPEGs, for both: the box walk, and the previews' decode.
+    # A CR3 with its JPEGs, for both: the box walk, and the previews' decode; with a DNG whose
+    # pixels are not square, for the targets over the whole format table too.
     cr3 = (FIXTURES / "canon-eos-r-previews.cr3").read_bytes()
-    for target in ["raw-header", "raw-decode"]:
+    for target in ["raw-header", "raw-decode", "source-header", "source-decode"]:
         (ROOT / "Tests/FuzzReplayTests/Corpus" / target / "canon-eos-r-previews.cr3").write_bytes(cr3)
+    for target in ["source-header", "source-decode"]:
+        (ROOT / "Tests/FuzzReplayTests/Corpus" / target / "rggb-tall-pixels-no-preview.dng").write_bytes(
+            (FIXTURES / "rggb-tall-pixels-no-preview.dng").read_bytes())
 
 
 def make_bench(source, target, count):
