@@ -16,7 +16,8 @@ import TIFFCodec
 ///   `PRVW`, a 1620×1080 preview (its JPEG's length at payload byte 12, the JPEG at 16), whose
 ///   own size is not checked, as LibRaw never reads it.
 ///
-/// A box running past its parent or the file refuses the file, as do more than `maxBoxes`
+/// A box running past its parent refuses the file (a top-level one running past the end of a cut
+/// file is read to the end), as do more than `maxBoxes`
 /// boxes in one parent or a `moov` over `maxMovieBytes`; a JPEG's length is checked against
 /// the file (`RAWHeader` refuses one past its end). Nothing is decoded here.
 struct CR3Layout {
@@ -99,8 +100,11 @@ struct CR3Layout {
                 size = range.upperBound - offset
             }
             guard size >= header else { throw Self.malformed("box '\(type)' at byte \(offset) claims \(size) bytes, less than its header") }
-            guard size <= range.upperBound - offset else {
-                throw Self.malformed("box '\(type)' at byte \(offset) runs past the end of \(place)")
+            if size > range.upperBound - offset {
+                // A cut copy (a card read short) ends inside its last box, `mdat`: read what is
+                // there; a JPEG cut short is still refused, by its length.
+                guard parent == nil else { throw Self.malformed("box '\(type)' at byte \(offset) runs past the end of \(place)") }
+                size = range.upperBound - offset
             }
             found.append(Box(type: type, start: offset, payload: offset + header ..< offset + size))
             offset += size

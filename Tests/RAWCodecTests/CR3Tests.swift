@@ -64,6 +64,18 @@ struct CR3Reference {
         }
     }
 
+    /// A copy cut inside `mdat`, after the full-size JPEG (a card read short), is drawn from its
+    /// JPEGs; cut inside that JPEG, it is refused by the JPEG's length.
+    @Test func aCutCopyIsDrawnFromTheJPEGsItStillHolds() throws {
+        let bytes = try fixtureFolder.bytes("canon-eos-r-previews.cr3"), full = reference.preview("full")
+        let cut = try RAWHeader(bytes: Array(bytes.prefix(full.offset + full.length + 100)))
+        #expect(cut.width == 720 && cut.height == 480 && Set(cut.previews) == [full, reference.preview("prvw")])
+        let inside = full.offset + full.length / 2
+        #expect(throws: ImageError(.malformed, "RAW preview at offset \(full.offset) claims \(full.length) bytes, past the end of the file (\(inside) bytes)")) {
+            try RAWHeader(bytes: Array(bytes.prefix(inside)))
+        }
+    }
+
     @Test func aTileLargerThanHalfTheFullSizeJPEGIsTheDemosaic() throws {
         let header = try RAWHeader(file: InputFile(path: path))
         #expect(header.source(for: DecodeTarget(minimumWidth: 361, minimumHeight: 1)) == .demosaic)
