@@ -282,6 +282,79 @@ MRK_AVX2 size_t mrk_premultiply_rgba_avx2(const uint8_t *source, uint8_t *destin
     return x;
 }
 
+MRK_AVX2 MRK_INLINE void box_add_columns(const uint8_t *row, size_t count, uint16_t *sums, const int first) {
+    size_t i = 0;
+    for (; i + 32 <= count; i += 32) {
+        __m256i low = _mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)(row + i)));
+        __m256i high = _mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)(row + i + 16)));
+        if (!first) {
+            low = _mm256_add_epi16(low, _mm256_loadu_si256((const __m256i *)(sums + i)));
+            high = _mm256_add_epi16(high, _mm256_loadu_si256((const __m256i *)(sums + i + 16)));
+        }
+        _mm256_storeu_si256((__m256i *)(sums + i), low);
+        _mm256_storeu_si256((__m256i *)(sums + i + 16), high);
+    }
+    for (; i < count; i++) sums[i] = (uint16_t)((first ? 0 : sums[i]) + row[i]);
+}
+
+MRK_AVX2 void mrk_box_add_columns_avx2(const uint8_t *row, size_t count, uint16_t *sums, int first) {
+    if (first) box_add_columns(row, count, sums, 1);
+    else box_add_columns(row, count, sums, 0);
+}
+
+/// Column x's four sums (R, G, B, A) widened to 32-bit lanes; the alpha lane of RGB and grey
+/// is left for the caller. RGB reads one lane past its pixel, grey reads its one lane.
+MRK_AVX2 MRK_INLINE __m128i column_sums(const uint16_t *sums, size_t x, const mrk_layout layout) {
+    switch (layout) {
+    case MRK_RGB8: return _mm_cvtepu16_epi32(_mm_loadl_epi64((const __m128i *)(sums + 3 * x)));
+    case MRK_GREY8: return _mm_set1_epi32(sums[x]);
+    default: return _mm_cvtepu16_epi32(_mm_loadl_epi64((const __m128i *)(sums + 4 * x)));
+    }
+}
+
+MRK_AVX2 MRK_INLINE void box_averages_from_columns(const uint16_t *sums, size_t width, const mrk_layout layout,
+                                                   size_t block_width, size_t group_height, const int64_t *reciprocals,
+                                                   int bits, int16_t *output) {
+    // The average in 64-bit lanes: s · r + 2^(bits − 1) >> bits with s < 2^31, r < 2^62 and
+    // s · r < 2^63 (StreamingResampler's bound), as s · r_low + (s · r_high << 32), which wraps
+    // to the same 64 bits.
+    const __m256i half = _mm256_set1_epi64x((long long)1 << (bits - 1));
+    const __m256i low_words = _mm256_setr_epi32(0, 2, 4, 6, 0, 2, 4, 6);
+    const __m128i offset = _mm_set1_epi16((short)0x8000);
+    size_t x = 0;
+    for (size_t k = 0; x < width; k++) {
+        const size_t end = width - x > block_width ? x + block_width : width, columns = end - x;
+        __m128i block = _mm_setzero_si128();
+        for (; x < end; x++) block = _mm_add_epi32(block, column_sums(sums, x, layout));
+        // At most 32768 columns of 257 rows of 255: < 2^31. Opaque RGB and grey count 255 a pixel.
+        if (layout == MRK_RGB8 || layout == MRK_GREY8) block = _mm_insert_epi32(block, (int)(255 * columns * group_height), 3);
+        const __m256i wide = _mm256_cvtepu32_epi64(block);
+        const uint64_t reciprocal = (uint64_t)reciprocals[k];
+        const __m256i product = _mm256_add_epi64(
+            _mm256_mul_epu32(wide, _mm256_set1_epi64x((long long)(reciprocal & 0xFFFFFFFFu))),
+            _mm256_slli_epi64(_mm256_mul_epu32(wide, _mm256_set1_epi64x((long long)(reciprocal >> 32))), 32));
+        const __m256i average = _mm256_srli_epi64(_mm256_add_epi64(product, half), bits);
+        // Averages are at most 255 · 255: their low words, packed to 16 bits, minus 32768.
+        const __m128i words = _mm256_castsi256_si128(_mm256_permutevar8x32_epi32(average, low_words));
+        _mm_storel_epi64((__m128i *)(output + 4 * k), _mm_xor_si128(_mm_packus_epi32(words, words), offset));
+    }
+}
+
+MRK_AVX2 void mrk_box_averages_from_columns_avx2(const uint16_t *sums, size_t width, mrk_layout layout, size_t block_width,
+                                                 size_t group_height, const int64_t *reciprocals, int bits, int16_t *output) {
+    switch (layout) {
+    case MRK_RGB8:
+        box_averages_from_columns(sums, width, MRK_RGB8, block_width, group_height, reciprocals, bits, output);
+        break;
+    case MRK_GREY8:
+        box_averages_from_columns(sums, width, MRK_GREY8, block_width, group_height, reciprocals, bits, output);
+        break;
+    default:
+        box_averages_from_columns(sums, width, MRK_OPAQUE_RGBA8, block_width, group_height, reciprocals, bits, output);
+        break;
+    }
+}
+
 #else
 
 int mrk_avx2_available(void) { return 0; }
@@ -313,6 +386,14 @@ size_t mrk_same_chunks(const int16_t *row, const int16_t *previous, size_t width
 void mrk_vertical_avx2(const int16_t *const *rows, const int16_t *weights, size_t row_count,
                        const uint64_t *flat_chunks, size_t width, int32_t max_sample, uint8_t *output) {
     (void)rows; (void)weights; (void)row_count; (void)flat_chunks; (void)width; (void)max_sample; (void)output;
+}
+
+void mrk_box_add_columns_avx2(const uint8_t *row, size_t count, uint16_t *sums, int first) {
+    (void)row; (void)count; (void)sums; (void)first;
+}
+void mrk_box_averages_from_columns_avx2(const uint16_t *sums, size_t width, mrk_layout layout, size_t block_width,
+                                        size_t group_height, const int64_t *reciprocals, int bits, int16_t *output) {
+    (void)sums; (void)width; (void)layout; (void)block_width; (void)group_height; (void)reciprocals; (void)bits; (void)output;
 }
 
 #endif

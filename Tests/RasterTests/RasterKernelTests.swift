@@ -26,6 +26,26 @@ struct RasterKernelTests {
         }
     }
 
+    /// Box blocks of thousands of columns, and groups of rows around the 257 that the AVX2 code's
+    /// 16-bit column sums hold, with samples all at their largest or random, shrunk to one to
+    /// three pixels a side: the same bytes as the portable code.
+    @Test func largeBoxBlocksEqualThePortableOnes() {
+        let seed = SplitMix64.testSeed ^ 0xB0C5
+        var generator = SplitMix64(seed: seed)
+        let formats: [PixelFormat] = [.rgba8, .opaqueRGBA8, .rgb8, .grey8]
+        for round in 0..<24 {
+            let format = formats[round % formats.count], full = round % 8 < 4, tall = round % 3 == 2
+            // A tall round's groups are 250-265 rows (by 1 to 3 target rows), a wide one's blocks 166-2500 columns.
+            let width = tall ? Int.random(in: 1...40, using: &generator) : Int.random(in: 1_000...5_000, using: &generator)
+            let height = tall ? Int.random(in: 500...530, using: &generator) : Int.random(in: 2...40, using: &generator)
+            let rows = (0..<height).map { _ in
+                (0..<(width * format.bytesPerPixel)).map { _ in full ? 255 : UInt8.random(in: 0...255, using: &generator) as UInt8 }
+            }
+            guard Self.passesAgree(rows: rows, width: width, format: format, toWidth: Int.random(in: 1...3, using: &generator),
+                                   toHeight: tall ? 1 : Int.random(in: 1...3, using: &generator), context: "seed \(seed), round \(round)") else { return }
+        }
+    }
+
     /// Resamples `rows` with both kernels; records the first differing byte and returns false
     /// when they differ.
     static func passesAgree(rows: [[UInt8]], width: Int, format: PixelFormat, toWidth: Int, toHeight: Int, context: String) -> Bool {

@@ -33,6 +33,19 @@ typedef enum { MRK_RGBA8 = 0, MRK_OPAQUE_RGBA8 = 1, MRK_RGB8 = 2, MRK_GREY8 = 3 
 /// quads already; otherwise 0.
 int mrk_quads_from_row(const uint8_t *row, size_t width, mrk_layout layout, int16_t *quads, int compare);
 
+/// The box shrink of an opaque layout, step 1: adds a source row's `count` bytes to 16-bit
+/// column sums, one lane a byte (`first`: the group's first row, whose bytes replace the sums),
+/// 32 bytes a step. A group of at most 257 rows keeps every lane within 257 · 255 < 2^16.
+void mrk_box_add_columns_avx2(const uint8_t *row, size_t count, uint16_t *sums, int first);
+
+/// Step 2, once a group of `group_height` rows is summed: each block of `block_width` columns
+/// of the `width`-pixel row (the last block holds what is left) becomes one shrunk pixel, each
+/// of its R, G, B, A sums s giving ((s · reciprocals[k] + 2^(bits − 1)) >> bits) − 32768 in
+/// `output` (StreamingResampler's shrunk samples); RGB and grey count alpha 255 a pixel, opaque
+/// RGBA sums its alpha bytes. `sums` must be readable for one lane past the last pixel.
+void mrk_box_averages_from_columns_avx2(const uint16_t *sums, size_t width, mrk_layout layout, size_t block_width,
+                                        size_t group_height, const int64_t *reciprocals, int bits, int16_t *output);
+
 /// The horizontal pass: for each output x, the sum over its taps (quad_count quads of four,
 /// weights in `weights` as 16 int16 per quad: w0 w1 repeated four times, then w2 w3) of
 /// quads starting at quad `first_quad[x]`, rounded, shifted by 14 bits, clamped to
