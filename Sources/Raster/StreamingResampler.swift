@@ -68,6 +68,7 @@ public final class StreamingResampler {
     /// column sums in 16-bit lanes (`mrk_box_add_columns_avx2`), half the memory traffic and twice
     /// the lanes of a step; padded so that the block pass may read a lane past the last pixel.
     private let columnSums16: UnsafeMutableBufferPointer<UInt16>
+    /// Whether this resampler's box shrink uses `columnSums16` (else `rowSums`).
     private let sumsColumnsIn16Bits: Bool
     /// 257 rows of 255 fit a 16-bit lane.
     private static let maxGroupFor16BitSums = 257

@@ -26,23 +26,32 @@ struct RasterKernelTests {
         }
     }
 
-    /// Box blocks of thousands of columns, and groups of rows around the 257 that the AVX2 code's
-    /// 16-bit column sums hold, with samples all at their largest or random, shrunk to one to
-    /// three pixels a side: the same bytes as the portable code.
+    /// Box blocks of thousands of columns (samples all at their largest, or random), and groups of
+    /// 256, 257 and 258 rows of samples at 255 (the AVX2 code's 16-bit column sums hold 257: the
+    /// last sums past 2^16 and takes the 32-bit path), shrunk to one to three pixels a side: the
+    /// same bytes as the portable code.
     @Test func largeBoxBlocksEqualThePortableOnes() {
         let seed = SplitMix64.testSeed ^ 0xB0C5
         var generator = SplitMix64(seed: seed)
         let formats: [PixelFormat] = [.rgba8, .opaqueRGBA8, .rgb8, .grey8]
-        for round in 0..<24 {
-            let format = formats[round % formats.count], full = round % 8 < 4, tall = round % 3 == 2
-            // A tall round's groups are 250-265 rows (by 1 to 3 target rows), a wide one's blocks 166-2500 columns.
-            let width = tall ? Int.random(in: 1...40, using: &generator) : Int.random(in: 1_000...5_000, using: &generator)
-            let height = tall ? Int.random(in: 500...530, using: &generator) : Int.random(in: 2...40, using: &generator)
+        func agree(_ format: PixelFormat, width: Int, height: Int, full: Bool, toHeight: Int, context: String) -> Bool {
             let rows = (0..<height).map { _ in
                 (0..<(width * format.bytesPerPixel)).map { _ in full ? 255 : UInt8.random(in: 0...255, using: &generator) as UInt8 }
             }
-            guard Self.passesAgree(rows: rows, width: width, format: format, toWidth: Int.random(in: 1...3, using: &generator),
-                                   toHeight: tall ? 1 : Int.random(in: 1...3, using: &generator), context: "seed \(seed), round \(round)") else { return }
+            return Self.passesAgree(rows: rows, width: width, format: format, toWidth: Int.random(in: 1...3, using: &generator),
+                                    toHeight: toHeight, context: context)
+        }
+        for round in 0..<16 {
+            // Blocks of 166-2,500 columns.
+            guard agree(formats[round % formats.count], width: Int.random(in: 1_000...5_000, using: &generator),
+                        height: Int.random(in: 2...40, using: &generator), full: round % 8 < 4,
+                        toHeight: Int.random(in: 1...3, using: &generator), context: "seed \(seed), round \(round)") else { return }
+        }
+        for format in formats {
+            for height in [512, 514, 516] {   // one target row: groups of 256, 257 and 258 rows
+                guard agree(format, width: Int.random(in: 1...40, using: &generator), height: height, full: true, toHeight: 1,
+                            context: "seed \(seed), \(height) rows") else { return }
+            }
         }
     }
 
