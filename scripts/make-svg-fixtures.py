@@ -81,6 +81,13 @@ HOSTILE = {
     "use-fanout": (f'<svg {NS} {XLINK} width="20" height="20"><defs><rect id="a0" width="1" height="1"/>'
                    + "".join(f'<g id="a{i}">' + f'<use xlink:href="#a{i - 1}"/>' * 10 + "</g>" for i in range(1, 7))
                    + '</defs><use xlink:href="#a6"/></svg>\n'),
+    # The same fan-out with a <use> of the top level inside a4, a cycle librsvg cuts: counted from
+    # <defs> first, the scan once kept a5's and a6's costs as that cycle cut them short and let
+    # 18,000 elements through where librsvg expands past its limit of 500,000 references (found by svg-decode).
+    "use-fanout-through-cycle": (f'<svg {NS} {XLINK} width="20" height="20"><defs><rect id="a0" width="1" height="1"/>'
+                                 + "".join(f'<g id="a{i}">' + ('<use xlink:href="#a6"/>' if i == 4 else "")
+                                           + f'<use xlink:href="#a{i - 1}"/>' * (9 if i == 4 else 10) + "</g>" for i in range(1, 7))
+                                 + '</defs><use xlink:href="#a6"/></svg>\n'),
     # 300 Gaussian blurs chained in one filter, run over the canvas (1000 took librsvg 6 s at 300×300).
     "filter-passes": (f'<svg {NS} width="20" height="20"><filter id="f">' + '<feGaussianBlur stdDeviation="5"/>' * 300
                       + '</filter><rect width="20" height="20" filter="url(#f)"/></svg>\n'),

@@ -12,8 +12,9 @@ import CodecCore
 /// - the elements librsvg draws: each element once, plus, for each reference an element makes
 ///   to another by fragment (`href="#id"`, `xlink:href="#id"`, `url(#id)` in any attribute),
 ///   the elements of the referenced subtree again, recursively (a `<use>` fan-out multiplies);
-///   a reference cycle counts nothing more (librsvg refuses cycles). At most
-///   `maxDrawnElements`.
+///   a reference back to an element being drawn counts nothing more (librsvg refuses it and
+///   draws the rest), so what an element costs inside a cycle depends on the path that reached
+///   it. At most `maxDrawnElements`.
 /// - the bytes the DOCTYPE's entities expand to, at every `&name;` of the document, nested
 ///   entities expanded; at most `maxEntityExpansionBytes`.
 /// - the filter primitives run over the canvas: for each reference to a `<filter>` (from a drawn
@@ -244,31 +245,51 @@ private struct ElementTree {
 
     /// What the first (root) element draws, references expanded: its elements and the filter
     /// primitives run on the canvas, each saturating just past its limit.
+    ///
+    /// An element's cost is kept for its next reference only when no reference inside it was cut:
+    /// in a cycle, what an element draws depends on which of the cycle's elements are being drawn
+    /// above it. Keeping such costs let a fan-out through a cycle, counted first from `<defs>`,
+    /// pass as 18,000 elements where librsvg expands past its own limit of 500,000 references
+    /// (svg-decode's regressions). Each
+    /// element counted without a kept cost is one librsvg draws on that path too, so more than
+    /// `maxDrawnElements` of them is over the limit, which also bounds the recounting.
     func drawnCost() throws(ImageError) -> DrawingCost {
         guard !parents.isEmpty else { return DrawingCost(elements: 0, filterPasses: 0, textBytes: 0) }
         var memo = [DrawingCost?](repeating: nil, count: parents.count)
         var visiting = [Bool](repeating: false, count: parents.count)
-        func drawn(_ element: Int, depth: Int) throws(ImageError) -> DrawingCost {
-            if let known = memo[element] { return known }
-            if visiting[element] { return DrawingCost(elements: 0, filterPasses: 0, textBytes: 0) }   // a cycle: librsvg refuses it
+        var counted = 0
+        /// The element's cost on this path, and whether a reference inside it was cut.
+        func drawn(_ element: Int, depth: Int) throws(ImageError) -> (cost: DrawingCost, cut: Bool) {
+            if let known = memo[element] { return (known, false) }
+            if visiting[element] { return (DrawingCost(elements: 0, filterPasses: 0, textBytes: 0), true) }   // librsvg refuses it
             guard depth <= SVGDocumentScan.maxReferenceDepth else {
                 throw ImageError(.limitExceeded, "SVG references chain more than \(SVGDocumentScan.maxReferenceDepth) deep")
             }
+            counted += 1
+            guard counted <= SVGDocumentScan.maxDrawnElements else {
+                return (DrawingCost(elements: SVGDocumentScan.maxDrawnElements + 1, filterPasses: 0, textBytes: 0), false)
+            }
             visiting[element] = true
             var total = DrawingCost(elements: 1, filterPasses: 0, textBytes: textBytes[element])
-            for child in children[element] where !total.isOverLimits { total.add(try drawn(Int(child), depth: depth + 1)) }
+            var cut = false
+            for child in children[element] where !total.isOverLimits {
+                let inside = try drawn(Int(child), depth: depth + 1)
+                total.add(inside.cost)
+                cut = cut || inside.cut
+            }
             for reference in references[element] where !total.isOverLimits {
                 guard let target = ids[reference].map(Int.init) else { continue }
                 var referenced = try drawn(target, depth: depth + 1)
                 // A filter referenced by a drawn element runs each of its primitives over the canvas.
-                if isFilter[target] { referenced.filterPasses = max(1, children[target].count) }
-                total.add(referenced)
+                if isFilter[target] { referenced.cost.filterPasses = max(1, children[target].count) }
+                total.add(referenced.cost)
+                cut = cut || referenced.cut
             }
             visiting[element] = false
-            memo[element] = total
-            return total
+            if !cut { memo[element] = total }
+            return (total, cut)
         }
-        return try drawn(0, depth: 0)
+        return try drawn(0, depth: 0).cost
     }
 }
 
