@@ -88,6 +88,15 @@ HOSTILE = {
                                  + "".join(f'<g id="a{i}">' + ('<use xlink:href="#a6"/>' if i == 4 else "")
                                            + f'<use xlink:href="#a{i - 1}"/>' * (9 if i == 4 else 10) + "</g>" for i in range(1, 7))
                                  + '</defs><use xlink:href="#a6"/></svg>\n'),
+    # Fan-outs of 10 below a cycle (a3 uses a4, which uses a3 ten times): librsvg holds the <use>s
+    # it is drawing, not the groups they reference, so it draws a4 again inside a3 and cuts one
+    # level further down: 200,000 elements, where cutting at the group drawn again counts 20,000.
+    "use-fanout-unrolled-through-cycle": (f'<svg {NS} {XLINK} width="20" height="20"><defs><rect id="a0" width="1" height="1"/>'
+                                          + '<g id="a1">' + '<use xlink:href="#a0"/>' * 10 + "</g>"
+                                          + '<g id="a2">' + '<use xlink:href="#a1"/>' * 10 + "</g>"
+                                          + '<g id="a3"><use xlink:href="#a4"/>' + '<use xlink:href="#a2"/>' * 9 + "</g>"
+                                          + '<g id="a4">' + '<use xlink:href="#a3"/>' * 10 + "</g>"
+                                          + '</defs><use xlink:href="#a4"/></svg>\n'),
     # 300 Gaussian blurs chained in one filter, run over the canvas (1000 took librsvg 6 s at 300×300).
     "filter-passes": (f'<svg {NS} width="20" height="20"><filter id="f">' + '<feGaussianBlur stdDeviation="5"/>' * 300
                       + '</filter><rect width="20" height="20" filter="url(#f)"/></svg>\n'),

@@ -12,9 +12,8 @@ import CodecCore
 /// - the elements librsvg draws: each element once, plus, for each reference an element makes
 ///   to another by fragment (`href="#id"`, `xlink:href="#id"`, `url(#id)` in any attribute),
 ///   the elements of the referenced subtree again, recursively (a `<use>` fan-out multiplies);
-///   a reference back to an element being drawn counts nothing more (librsvg refuses it and
-///   draws the rest), so what an element costs inside a cycle depends on the path that reached
-///   it. At most `maxDrawnElements`.
+///   a reference cycle is cut where librsvg cuts it (`ElementTree.drawnCost()`), which draws
+///   the rest. At most `maxDrawnElements`.
 /// - the bytes the DOCTYPE's entities expand to, at every `&name;` of the document, nested
 ///   entities expanded; at most `maxEntityExpansionBytes`.
 /// - the filter primitives run over the canvas: for each reference to a `<filter>` (from a drawn
@@ -129,6 +128,8 @@ private struct ElementTree {
     var references: [[String]] = []
     /// Whether each element is a `<filter>` (whose children are its primitives).
     var isFilter: [Bool] = []
+    /// Whether each element is a `<use>`, which librsvg holds while it draws what it references.
+    var isUse: [Bool] = []
     /// The text each element holds itself inside a `<text>` (character data, entities expanded).
     var textBytes: [Int] = []
     /// Whether each element is a `<text>`.
@@ -192,6 +193,7 @@ private struct ElementTree {
         while position < bytes.endIndex, Prolog.isNameByte(bytes[position]) { position += 1 }
         let elementName = bytes[start..<position]
         isFilter.append(elementName.elementsEqual("filter".utf8) || elementName.elementsEqual("svg:filter".utf8))
+        isUse.append(elementName.elementsEqual("use".utf8) || elementName.elementsEqual("svg:use".utf8))
         isText.append(elementName.elementsEqual("text".utf8) || elementName.elementsEqual("svg:text".utf8))
         textBytes.append(0)
         while position < bytes.endIndex {
@@ -246,22 +248,30 @@ private struct ElementTree {
     /// What the first (root) element draws, references expanded: its elements and the filter
     /// primitives run on the canvas, each saturating just past its limit.
     ///
-    /// An element's cost is kept for its next reference only when no reference inside it was cut:
-    /// in a cycle, what an element draws depends on which of the cycle's elements are being drawn
-    /// above it. Keeping such costs let a fan-out through a cycle, counted first from `<defs>`,
-    /// pass as 18,000 elements where librsvg expands past its own limit of 500,000 references
-    /// (svg-decode's regressions). Each
-    /// element counted without a kept cost is one librsvg draws on that path too, so more than
-    /// `maxDrawnElements` of them is over the limit, which also bounds the recounting.
+    /// Cycles are cut where librsvg 2.54 cuts them: it holds each `<use>` it is drawing, and each
+    /// element it draws through another reference (a pattern, a marker, a filter …), and draws
+    /// nothing for a reference back to one it holds. A `<use>` is held, not what it references: a
+    /// group reached again through a second `<use>` is drawn again, its children's `<use>`s
+    /// other than the held one too, so a fan-out through a cycle unrolls one more level.
+    ///
+    /// An element's cost is kept for its next reference only when nothing inside it was cut:
+    /// what an element draws inside a cycle depends on what is held above it. Keeping such costs,
+    /// and cutting at groups instead of `<use>`s, let a fan-out through a cycle pass as 18,000
+    /// elements where librsvg expands past its own limit of 500,000 references (svg-decode's
+    /// regressions). Each element counted without a kept cost is one librsvg draws on that path
+    /// too, so more than `maxDrawnElements` of them is over the limit, which also bounds the
+    /// recounting.
     func drawnCost() throws(ImageError) -> DrawingCost {
         guard !parents.isEmpty else { return DrawingCost(elements: 0, filterPasses: 0, textBytes: 0) }
         var memo = [DrawingCost?](repeating: nil, count: parents.count)
-        var visiting = [Bool](repeating: false, count: parents.count)
+        var held = [Bool](repeating: false, count: parents.count)
         var counted = 0
-        /// The element's cost on this path, and whether a reference inside it was cut.
-        func drawn(_ element: Int, depth: Int) throws(ImageError) -> (cost: DrawingCost, cut: Bool) {
+        /// The element's cost on this path, and whether a reference inside it was cut. `acquired`:
+        /// reached by a reference from an element other than a `<use>`.
+        func drawn(_ element: Int, depth: Int, acquired: Bool) throws(ImageError) -> (cost: DrawingCost, cut: Bool) {
             if let known = memo[element] { return (known, false) }
-            if visiting[element] { return (DrawingCost(elements: 0, filterPasses: 0, textBytes: 0), true) }   // librsvg refuses it
+            let holds = isUse[element] || acquired
+            if holds && held[element] { return (DrawingCost(elements: 0, filterPasses: 0, textBytes: 0), true) }
             guard depth <= SVGDocumentScan.maxReferenceDepth else {
                 throw ImageError(.limitExceeded, "SVG references chain more than \(SVGDocumentScan.maxReferenceDepth) deep")
             }
@@ -269,27 +279,27 @@ private struct ElementTree {
             guard counted <= SVGDocumentScan.maxDrawnElements else {
                 return (DrawingCost(elements: SVGDocumentScan.maxDrawnElements + 1, filterPasses: 0, textBytes: 0), false)
             }
-            visiting[element] = true
+            if holds { held[element] = true }
             var total = DrawingCost(elements: 1, filterPasses: 0, textBytes: textBytes[element])
             var cut = false
             for child in children[element] where !total.isOverLimits {
-                let inside = try drawn(Int(child), depth: depth + 1)
+                let inside = try drawn(Int(child), depth: depth + 1, acquired: false)
                 total.add(inside.cost)
                 cut = cut || inside.cut
             }
             for reference in references[element] where !total.isOverLimits {
                 guard let target = ids[reference].map(Int.init) else { continue }
-                var referenced = try drawn(target, depth: depth + 1)
+                var referenced = try drawn(target, depth: depth + 1, acquired: !isUse[element])
                 // A filter referenced by a drawn element runs each of its primitives over the canvas.
                 if isFilter[target] { referenced.cost.filterPasses = max(1, children[target].count) }
                 total.add(referenced.cost)
                 cut = cut || referenced.cut
             }
-            visiting[element] = false
+            if holds { held[element] = false }
             if !cut { memo[element] = total }
             return (total, cut)
         }
-        return try drawn(0, depth: 0).cost
+        return try drawn(0, depth: 0, acquired: false).cost
     }
 }
 
