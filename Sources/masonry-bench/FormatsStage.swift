@@ -39,7 +39,8 @@ private func prepareFormatCorpus(photosFolder: String, root: String, count: Int)
     try? FileManager.default.removeItem(atPath: folder)
     guard let result = try? runChild("/usr/bin/env", ["python3", script, photosFolder, folder, "\(count)"], quiet: false),
           result.exitStatus == 0 else {
-        log("formats corpus: the conversion failed (needs python3 with Pillow and pillow-heif); stage skipped")
+        log("formats corpus: the conversion failed (scripts/make-bench-format-corpus.py needs python3 with Pillow, tifffile "
+            + "and imagecodecs, and heif-enc from Debian's libheif-examples); stage skipped")
         return nil
     }
     _ = FileManager.default.createFile(atPath: marker, contents: Data())
