@@ -54,6 +54,11 @@ static axis make_axis(int in, int out) {
     axis a = { in, out, 0, NULL, NULL };
     double ratio = (double)in / out, support = 3 * (ratio > 1 ? ratio : 1);
     int needed = (int)ceil(2 * support) + 1;
+    if (needed > 32 || out < 1) {
+        // More than 32 taps is a ratio over 5: libjpeg's DCT scaling would come first.
+        fprintf(stderr, "jpeg-planar-bound: %d -> %d px needs %d taps, over the 32 this harness has\n", in, out, needed);
+        exit(2);
+    }
     a.taps = needed <= 16 ? 16 : 32;
     a.first = malloc(sizeof(int) * out);
     a.w = calloc((size_t)out * a.taps, sizeof(int16_t));
@@ -272,6 +277,10 @@ static void decode(const input *in, decode_mode mode) {
     for (int i = 0; i < kept_count; i++)
         if (kept[i].w == (int)c.image_width && kept[i].h == (int)c.image_height && kept[i].tw == in->tw && kept[i].th == in->th) plans = kept[i].planes;
     if (!plans) {
+        if (kept_count == (int)(sizeof kept / sizeof kept[0])) {
+            fprintf(stderr, "jpeg-planar-bound: more than %d pairs of picture and tile sizes\n", kept_count);
+            exit(2);
+        }
         size_plan *made = &kept[kept_count++];
         made->w = (int)c.image_width; made->h = (int)c.image_height; made->tw = in->tw; made->th = in->th;
         plans = made->planes;
@@ -362,11 +371,16 @@ int main(int argc, char **argv) {
     if (argc != 3) { fprintf(stderr, "usage: jpeg-planar-bound ROUNDS LIST\n"); return 2; }
     int rounds = atoi(argv[1]);
     FILE *list = fopen(argv[2], "r");
+    if (rounds < 1 || rounds > 256 || list == NULL) {
+        fprintf(stderr, "jpeg-planar-bound: ROUNDS is 1 to 256, and LIST must be readable\n");
+        return 2;
+    }
     input inputs[4096];
     int count = 0;
     char path[4096];
     while (count < 4096 && fscanf(list, "%4095s %d %d", path, &inputs[count].tw, &inputs[count].th) == 3) {
         FILE *file = fopen(path, "rb");
+        if (file == NULL) { fprintf(stderr, "jpeg-planar-bound: cannot open %s\n", path); return 1; }
         fseek(file, 0, SEEK_END);
         inputs[count].size = (size_t)ftell(file);
         fseek(file, 0, SEEK_SET);
@@ -378,7 +392,7 @@ int main(int argc, char **argv) {
     enum { MODES = 4 };
     const char *names[MODES] = { "rgb", "raw", "h-first", "v-first" };
     double times[MODES][256], median[MODES];
-    for (int r = 0; r < rounds && r < 256; r++)
+    for (int r = 0; r < rounds; r++)
         for (int mode = 0; mode < MODES; mode++) {
             double start = cpu_seconds();
             for (int i = 0; i < count; i++) decode(&inputs[i], (decode_mode)mode);

@@ -252,7 +252,9 @@ private struct ElementTree {
     /// element it draws through another reference (a pattern, a marker, a filter …), and draws
     /// nothing for a reference back to one it holds. A `<use>` is held, not what it references: a
     /// group reached again through a second `<use>` is drawn again, its children's `<use>`s
-    /// other than the held one too, so a fan-out through a cycle unrolls one more level.
+    /// other than the held one too, so a fan-out through a cycle unrolls one more level. (A
+    /// `url(#…)` in a `<use>`'s own attributes does not hold its target here, as librsvg's does:
+    /// such a cycle is counted one level deeper than librsvg draws it, never shallower.)
     ///
     /// An element's cost is kept for its next reference only when nothing inside it was cut:
     /// what an element draws inside a cycle depends on what is held above it. Keeping such costs,
